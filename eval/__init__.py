@@ -1,0 +1,1 @@
+"""citeloop's top layer: benchmarks, comparisons, and the `citeloop` command line."""

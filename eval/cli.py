@@ -1,0 +1,52 @@
+"""The `citeloop` console script: one typer app assembled from each layer's commands.
+
+Each layer owns its command module (`trajectories.cli`, `runtime.cli`, ...); this top
+layer only mounts them, so no lower layer imports upward. Known user errors print one
+specific line to stderr and exit with code 2; nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import typer
+
+from runtime import cli as runtime_cli
+from runtime.config import ConfigError
+from runtime.corpus import CorpusError
+from runtime.planner import PlanValidationError, QuestionError
+from runtime.policies import PolicyError
+from trajectories import cli as trajectories_cli
+from trajectories.runfile import RunFileError
+
+USER_ERRORS = (ConfigError, CorpusError, PlanValidationError, QuestionError, PolicyError, RunFileError)
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="citeloop: research with replayable trajectories.")
+trajectories_cli.register(app)
+runtime_cli.register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI in-process; returns the exit code (testable without a subprocess)."""
+    try:
+        app(args=argv if argv is not None else sys.argv[1:], standalone_mode=False)
+    except USER_ERRORS as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Abort:
+        return 1
+    return 0
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,1 @@
+"""citeloop filters layer (see DESIGN.md)."""

@@ -1,0 +1,91 @@
+"""Claims before sentences: the rule-based claim writer and the verdict handling loop.
+
+Seed 001 sections 7 and 10. Each claim is drafted from the evidence allocated to its
+sub-question only (evidence closure) and bound to that evidence before any prose exists.
+The verifier decides the verdict in code. `partial` is weakened once and re-checked,
+then dropped; `irrelevant` and `undecidable` are dropped; `conflict` is kept and shown as a
+disagreement. Drops are normal and recorded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from runtime.ledger import Ledger
+from runtime.recorder import Recorder
+from runtime.text import content_terms
+from runtime.verifier import EvidenceText, Verifier, weaken
+from trajectories.events import ClaimDrafted, ClaimDropped, ClaimRewritten, EvidenceBound, VerdictReached
+from trajectories.models import Claim, EvidenceCard, Plan
+
+PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
+CLAIMS_PER_SUBQ = 2
+
+
+@dataclass
+class CheckedClaim:
+    claim: Claim
+    verdict: str
+    checker: str
+    weakened: bool
+    counter_card_ids: list[str]
+
+
+def draft_text(card: EvidenceCard) -> str:
+    """One assertion from one quote: drop parentheticals (alternate names, asides)."""
+    text = " ".join(PARENTHETICAL.sub("", card.quote).split())
+    return text if len(content_terms(text)) >= 3 else card.quote
+
+
+def select_cards(ledger: Ledger, subq: str) -> list[EvidenceCard]:
+    """The most relevant card of each independent source, best first."""
+    chosen: list[EvidenceCard] = []
+    seen_clusters: set[str] = set()
+    for card in sorted(ledger.cards_for(subq), key=lambda c: -c.grade.relevance):
+        if card.cluster_id not in seen_clusters:
+            seen_clusters.add(card.cluster_id)
+            chosen.append(card)
+    return chosen[:CLAIMS_PER_SUBQ]
+
+
+def write_and_verify(plan: Plan, ledger: Ledger, verifier: Verifier, rec: Recorder) -> list[CheckedClaim]:
+    kept: list[CheckedClaim] = []
+    for sq in plan.sub_questions:
+        for n, card in enumerate(select_cards(ledger, sq.id), start=1):
+            claim = Claim(claim_id=f"claim-{sq.id}-{n}", subq=sq.id, text=draft_text(card), card_ids=[card.card_id])
+            drafted = rec.emit(ClaimDrafted, subq=sq.id, claim=claim)
+            rec.emit(EvidenceBound, parent=drafted.seq, subq=sq.id, claim_id=claim.claim_id, card_ids=claim.card_ids)
+            result = _check(claim, ledger, verifier, rec, drafted.seq, attempt=1)
+            if result is not None:
+                kept.append(result)
+    return kept
+
+
+def _check(claim: Claim, ledger: Ledger, verifier: Verifier, rec: Recorder, parent: int, attempt: int, weakened: bool = False) -> CheckedClaim | None:
+    bound = [EvidenceText(card_id=c, text=ledger.cards[c].quote) for c in claim.card_ids]
+    others = [
+        EvidenceText(card_id=c.card_id, text=c.quote)
+        for c in ledger.cards.values()
+        if c.card_id not in claim.card_ids
+    ]
+    record = verifier.check(claim.claim_id, claim.text, bound, others)
+    event = rec.emit(VerdictReached, parent=parent, subq=claim.subq, record=record, pass_=attempt)
+    verdict = record.verdict
+    if verdict == "entail":
+        return CheckedClaim(claim, verdict, record.checker, weakened, [])
+    if verdict == "conflict":
+        return CheckedClaim(claim, verdict, record.checker, weakened, list(record.counter_card_ids))
+    if verdict == "partial" and attempt == 1:
+        weaker = weaken(claim.text, bound)
+        if weaker:
+            rec.emit(ClaimRewritten, parent=event.seq, subq=claim.subq, claim_id=claim.claim_id,
+                     old_text=claim.text, new_text=weaker, reason=record.reason)
+            return _check(claim.model_copy(update={"text": weaker}), ledger, verifier, rec, event.seq, 2, True)
+    reason = {
+        "partial": "still only partly supported after one rewrite" if attempt == 2 else "partly supported and no weaker form fits the evidence",
+        "irrelevant": "the bound evidence does not bear on the claim",
+        "undecidable": "the deterministic checks cannot decide and no model judge is configured",
+    }.get(verdict, record.reason)
+    rec.emit(ClaimDropped, parent=event.seq, subq=claim.subq, claim_id=claim.claim_id, verdict=verdict, reason=reason)
+    return None

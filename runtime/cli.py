@@ -1,0 +1,104 @@
+"""`citeloop research` and `citeloop show`: run a question with capture; summarise a run file."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.table import Table
+
+from runtime.config import load_config
+from runtime.report import render_markdown
+from runtime.session import ResearchKit, run_research
+from trajectories.runfile import read_run
+
+console = Console()
+
+
+def research(
+    question: str = typer.Argument(..., help="The question to research."),
+    seed: int = typer.Option(0, help="Seed for exploratory policies; same seed, same trajectory."),
+    policy: str = typer.Option("heuristic", help="heuristic | explore | naive | stop=NAME,angle=NAME,read=NAME"),
+    config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
+    corpus: Path = typer.Option(None, "--corpus", help="JSONL corpus of {id, title, text, ...}; default: embedded."),
+    out: Path = typer.Option(Path("runs"), "--out", help="Directory for the trajectory file."),
+    compress: bool = typer.Option(False, help="Write the trajectory zstd-compressed (.jsonl.zst)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
+) -> None:
+    """Research a question over the corpus and write its trajectory."""
+    cfg = load_config(config)
+    kit = ResearchKit.load(corpus)
+    result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out, compress=compress)
+    if as_json:
+        payload = {
+            "run_id": result.run_id,
+            "trajectory": str(path),
+            "report": result.report.model_dump(mode="json"),
+            "outcome": result.outcome.model_dump(mode="json"),
+        }
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    console.print(Markdown(render_markdown(result.report)))
+    counts = result.outcome.counts
+    console.print(
+        f"[bold]stop:[/bold] {result.outcome.stop_reason} | searches {counts['searches']}, reads {counts['reads']}, "
+        f"cards {counts['cards']}, claims kept {counts['claims_kept']}/{counts['claims_drafted']}"
+    )
+    console.print(f"[bold]trajectory:[/bold] {path}")
+
+
+def show(
+    run: Path = typer.Argument(..., help="A run file (.jsonl or .jsonl.zst)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+    report: bool = typer.Option(False, "--report", help="Also print the report."),
+) -> None:
+    """Summarise a run: question, components, events by kind, decisions, outcome."""
+    loaded = read_run(run)
+    spec = loaded.header.spec
+    kinds = Counter(e.type for e in loaded.events)
+    decisions = Counter(
+        (e.type, e.policy.name) for e in loaded.events if e.type.endswith("_decision")  # type: ignore[attr-defined]
+    )
+    finished = next((e for e in loaded.events if e.type == "run_finished"), None)
+    summary = {
+        "run_id": loaded.run_id,
+        "question": spec.question,
+        "seed": spec.seed,
+        "policy": spec.policies["spec"].name if "spec" in spec.policies else None,
+        "corpus": spec.corpus_source,
+        "events": len(loaded.events),
+        "events_by_type": dict(sorted(kinds.items())),
+        "decisions": {f"{k}:{p}": n for (k, p), n in sorted(decisions.items())},
+        "torn": loaded.torn,
+        "problem": loaded.problem,
+        "finished": finished is not None,
+        "outcome": finished.outcome.model_dump(mode="json") if finished else None,  # type: ignore[union-attr]
+    }
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+        return
+    console.print(f"[bold]{loaded.run_id}[/bold]  {spec.question}")
+    console.print(f"seed {spec.seed}, policy {summary['policy']}, corpus {spec.corpus_source}")
+    if loaded.torn:
+        console.print(f"[yellow]torn file:[/yellow] loaded {len(loaded.events)} events; stopped at {loaded.problem}")
+    table = Table("event", "count")
+    for kind, n in sorted(kinds.items()):
+        table.add_row(kind, str(n))
+    console.print(table)
+    for key, n in summary["decisions"].items():
+        console.print(f"decision {key}: {n}")
+    if finished is not None:
+        console.print(f"outcome: {finished.outcome.stop_reason}; {finished.outcome.counts}")  # type: ignore[union-attr]
+    if report:
+        written = next((e for e in loaded.events if e.type == "report"), None)
+        if written is not None:
+            console.print(Markdown(render_markdown(written.report)))  # type: ignore[union-attr]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("research")(research)
+    app.command("show")(show)

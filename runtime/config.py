@@ -1,0 +1,159 @@
+"""Research configuration: every budget and threshold the runtime uses, as one pydantic model.
+
+Loaded from YAML (configs/research/*.yaml) or built from defaults. Unknown keys are an
+error that names the key and its section, never silently ignored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from runtime.tools import RetryPolicy
+from runtime.verifier import VerifierConfig
+from trajectories.header import content_digest
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Budget(Section):
+    """Two-level budget (seed 4.1): global limits plus a cap per sub-question."""
+
+    max_searches: int = Field(10, ge=1)
+    """Searches in the whole run."""
+    max_reads: int = Field(12, ge=1)
+    """Document reads in the whole run."""
+    per_subq_searches: int = Field(3, ge=1)
+    """Searches spent on any one sub-question."""
+    per_subq_reads: int = Field(5, ge=1)
+    max_rounds: int = Field(5, ge=1)
+    """Hard cap on loop rounds."""
+
+
+class StopRule(Section):
+    """The three-signal stop rule of seed 4.3."""
+
+    min_rounds: int = Field(2, ge=1)
+    decay_eps: float = Field(0.10, ge=0)
+    """Gain over the last two rounds at most this share of the initial deficit counts as flat."""
+    coverage_target: float = Field(0.85, ge=0, le=1)
+
+
+class DeadEndRule(Section):
+    """Seed 4.4: a sub-question is a dead end only when all three conditions hold."""
+
+    min_angles: int = Field(2, ge=1)
+    """Distinct query angles tried."""
+    min_relevant_hits: int = Field(1, ge=0)
+    """At least this many searches returned a hit that looked relevant."""
+
+
+class SearchSettings(Section):
+    k: int = Field(5, ge=1, le=50)
+    """Hits per search."""
+
+
+class ReadSettings(Section):
+    reads_per_search: int = Field(2, ge=1)
+    min_hit_relevance: float = Field(0.2, ge=0, le=1)
+    """Share of the query's key terms a hit's title+snippet must cover to be worth reading."""
+    cards_per_doc: int = Field(2, ge=1)
+    min_card_relevance: float = Field(0.25, ge=0, le=1)
+    context_sentences: int = Field(1, ge=0)
+    """Neighbouring sentences kept on each side of a quote."""
+
+
+class LedgerSettings(Section):
+    near_duplicate_jaccard: float = Field(0.8, gt=0, le=1)
+    """MinHash Jaccard estimate at or above which two documents are mirrors."""
+    minhash_permutations: int = Field(64, ge=16)
+    shingle_words: int = Field(3, ge=1)
+
+
+class PlannerSettings(Section):
+    max_hops: int = Field(4, ge=1, le=6)
+    expansion_ratio: float = Field(1 / 3, ge=0, le=1)
+    """Expansion sub-questions are capped at this share of the original ones (seed 4.2)."""
+
+
+class ExploreSettings(Section):
+    epsilon: float = Field(0.2, ge=0, le=1)
+    """Probability that the explore policy deviates from the heuristic choice."""
+
+
+class ResearchConfig(Section):
+    budget: Budget = Budget()
+    stop: StopRule = StopRule()
+    dead_end: DeadEndRule = DeadEndRule()
+    search: SearchSettings = SearchSettings()
+    read: ReadSettings = ReadSettings()
+    ledger: LedgerSettings = LedgerSettings()
+    planner: PlannerSettings = PlannerSettings()
+    explore: ExploreSettings = ExploreSettings()
+    verifier: VerifierConfig = VerifierConfig()
+    retry: RetryPolicy = RetryPolicy()
+
+    def digest(self) -> str:
+        return content_digest(self.model_dump(mode="json"))
+
+
+class ConfigError(ValueError):
+    """A config file or value is wrong; the message says where and what."""
+
+
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None) -> ResearchConfig:
+    data: dict[str, Any] = {}
+    where = "defaults"
+    if path is not None:
+        path = Path(path)
+        where = str(path)
+        if not path.exists():
+            raise ConfigError(f"{path}: config file not found")
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: top level must be a mapping of sections, got {type(loaded).__name__}")
+        data = loaded
+    for dotted, value in (overrides or {}).items():
+        _set_dotted(data, dotted, value)
+    try:
+        return ResearchConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{where}: " + "; ".join(_describe(err) for err in exc.errors())) from exc
+
+
+def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    node = data
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+
+
+def _describe(err: Any) -> str:
+    loc = ".".join(str(p) for p in err["loc"])
+    if err["type"] == "extra_forbidden":
+        section, _, key = loc.rpartition(".")
+        valid = _valid_keys(section)
+        place = f"in section '{section}'" if section else "at top level"
+        return f"unknown config key '{key}' {place} (valid: {', '.join(valid)})"
+    return f"{loc}: {err['msg']}"
+
+
+def _valid_keys(section: str) -> list[str]:
+    model: Any = ResearchConfig
+    for part in filter(None, section.split(".")):
+        field = model.model_fields.get(part)
+        if field is None or not isinstance(field.annotation, type) or not issubclass(field.annotation, BaseModel):
+            return []
+        model = field.annotation
+    return sorted(model.model_fields)

@@ -1,0 +1,434 @@
+"""The research engine: plan, gap-driven search/read rounds, evidence, claims, report.
+
+One `ResearchEngine.run` answers one question and records every step through a
+`Recorder`. The loop (seed 001 section 4): each round, the sub-questions that can still be
+searched are taken in order of urgency (weight x deficit / need); for each, the angle
+policy picks a query among angle candidates, the read policy picks hits to read and
+sentences to keep, and the ledger turns kept sentences into cards. After each round the
+stop policy sees the three signals; hard limits (global budget, max rounds, nothing left to
+search) stop the run whatever the policy says and are recorded as `hard_limit` decisions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from runtime.claims import write_and_verify
+from runtime.config import ResearchConfig
+from runtime.injection import detect_injection, strip_invisible
+from runtime.ledger import Ledger
+from runtime.planner import SLOT, Planner
+from runtime.policies import AngleCandidate, PolicySet
+from runtime.recorder import Recorder
+from runtime.report import SubQuestionOutcome, build_report
+from runtime.text import content_terms, entity_spans, term_overlap, tokenize
+from runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
+from runtime.verifier import Verifier
+from trajectories.events import (
+    AngleDecision,
+    AngleState,
+    CardCreated,
+    CardRejected,
+    ConflictMarked,
+    DeadEnd,
+    DocumentRead,
+    KeepCandidate,
+    KeepDecision,
+    PlanCreated,
+    PolicyRef,
+    QueryIssued,
+    ReadDecision,
+    ReadState,
+    ReportWritten,
+    RunFinished,
+    RunOutcome,
+    SearchResult,
+    SentenceSpan,
+    StopDecision,
+    StopSignals,
+    SubQuestionStatusChanged,
+)
+from trajectories.header import RunHeader
+from trajectories.models import Plan, ReadResponse, RejectedText, Report, SubQuestion
+
+HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
+
+
+@dataclass
+class SubQuestionState:
+    sq: SubQuestion
+    status: str
+    query: str | None
+    entities: list[str]
+    queries: list[str] = field(default_factory=list)
+    angles: list[str] = field(default_factory=list)
+    searches: int = 0
+    reads: int = 0
+    relevant_searches: int = 0
+    tool_errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    report: Report
+    outcome: RunOutcome
+    plan: Plan
+
+
+class ResearchEngine:
+    def __init__(
+        self,
+        config: ResearchConfig,
+        planner: Planner,
+        policies: PolicySet,
+        verifier: Verifier,
+        search_tool: SearchTool,
+        read_tool: ReadTool,
+        corpus_cutoff: str | None = None,
+        sleep=time.sleep,
+    ) -> None:
+        self.config = config
+        self.planner = planner
+        self.policies = policies
+        self.verifier = verifier
+        self.search_tool = search_tool
+        self.read_tool = read_tool
+        self.cutoff = corpus_cutoff
+        self.sleep = sleep
+
+    # ------------------------------------------------------------------ run
+
+    def run(self, header: RunHeader, plan: Plan, rec: Recorder) -> RunResult:
+        started = time.perf_counter()
+        self.rec = rec
+        self.plan = plan
+        self.ledger = Ledger(self.config.ledger, self.verifier, self.cutoff)
+        self.question_terms = content_terms(plan.question)
+        rec.emit(PlanCreated, plan=plan, planner=PolicyRef(name=self.planner.name, version=self.planner.version))
+        self.states = {
+            sq.id: SubQuestionState(
+                sq=sq,
+                status="blocked" if sq.depends_on else "pending",
+                query=None if sq.depends_on else sq.search_query,
+                entities=[e for e in plan.entities if e.lower() in sq.search_query.lower()],
+            )
+            for sq in plan.sub_questions
+        }
+        self.resolved: dict[str, str] = {}
+        self.searches = self.reads = 0
+        gains: list[int] = []
+        new_cards: list[int] = []
+        initial_deficit = sum(sq.need for sq in plan.sub_questions)
+        stop_reason = ""
+        for round_no in range(1, self.config.budget.max_rounds + 1):
+            open_before = {s for s in self._open()}
+            sources_before = {s: self._sources(s) for s in open_before}
+            cards_before = len(self.ledger.cards)
+            for sid in self._by_urgency(open_before):
+                if self._budget_exhausted():
+                    break
+                self._work_on(self.states[sid], round_no)
+            gains.append(sum(max(0, self._sources(s) - sources_before[s]) for s in open_before))
+            new_cards.append(len(self.ledger.cards) - cards_before)
+            signals = self._signals(round_no, gains, new_cards, initial_deficit)
+            choice, reason, policy = self._decide_stop(signals, round_no)
+            rec.emit(StopDecision, state=signals, choice=choice, policy=policy, reason=reason)
+            if choice == "stop":
+                stop_reason = reason
+                break
+        for state in self.states.values():
+            if state.status in ("pending", "searching") and state.searches:
+                self._set_status(state, "exhausted", "the run stopped before this sub-question found evidence")
+
+        claims = write_and_verify(plan, self.ledger, self.verifier, rec)
+        kept_ids = {c.claim.claim_id for c in claims}
+        dropped = [e.claim_id for e in rec.events if e.type == "drop"]
+        outcomes = {
+            sid: SubQuestionOutcome(status=s.status, queries=list(s.queries), tool_errors=list(s.tool_errors),  # type: ignore[arg-type]
+                                    blocked_on=[d for d in s.sq.depends_on if self.states[d].status != "satisfied"])
+            for sid, s in self.states.items()
+        }
+        report = build_report(plan, outcomes, self.ledger, claims, dropped, dict(self.resolved), self.cutoff)
+        rec.emit(ReportWritten, report=report)
+        outcome = self._outcome(report, claims, kept_ids, dropped, stop_reason)
+        rec.emit(RunFinished, outcome=outcome)
+        rec.finish((time.perf_counter() - started) * 1000)
+        return RunResult(run_id=header.run_id, report=report, outcome=outcome, plan=plan)
+
+    # ------------------------------------------------------------------ loop parts
+
+    def _open(self) -> list[str]:
+        per_subq = self.config.budget.per_subq_searches
+        return [sid for sid, s in self.states.items() if s.status in ("pending", "searching") and s.searches < per_subq]
+
+    def _sources(self, sid: str) -> int:
+        return self.ledger.independent_sources([c.card_id for c in self.ledger.cards_for(sid)])
+
+    def _deficit(self, sid: str) -> int:
+        return max(0, self.states[sid].sq.need - self._sources(sid))
+
+    def _by_urgency(self, sids: set[str]) -> list[str]:
+        order = [sq.id for sq in self.plan.sub_questions]
+        urgency = {s: self.states[s].sq.weight * self._deficit(s) / max(1, self.states[s].sq.need) for s in sids}
+        return sorted(sids, key=lambda s: (-urgency[s], order.index(s)))
+
+    def _budget_exhausted(self) -> bool:
+        b = self.config.budget
+        return self.searches >= b.max_searches or self.reads >= b.max_reads
+
+    def _coverage(self) -> float:
+        total = sum(s.sq.weight for s in self.states.values()) or 1.0
+        got = sum(s.sq.weight * min(1.0, self._sources(sid) / s.sq.need) for sid, s in self.states.items())
+        return got / total
+
+    def _uncovered(self) -> list[str]:
+        seen: set[str] = set()
+        for card in self.ledger.cards.values():
+            seen.update(content_terms(f"{card.title} {card.quote}"))
+        return [t for t in self.question_terms if t not in seen]
+
+    def _signals(self, round_no: int, gains: list[int], new_cards: list[int], initial_deficit: int) -> StopSignals:
+        b, s = self.config.budget, self.config.stop
+        coverage = round(self._coverage(), 4)
+        flat = len(gains) >= 2 and sum(gains[-2:]) <= s.decay_eps * max(1, initial_deficit)
+        return StopSignals(
+            round=round_no, min_rounds=s.min_rounds, searches_used=self.searches, searches_max=b.max_searches,
+            reads_used=self.reads, reads_max=b.max_reads, recent_gains=list(gains), recent_new_cards=list(new_cards),
+            uncovered_terms=self._uncovered(), initial_deficit=initial_deficit, coverage=coverage,
+            coverage_target=s.coverage_target, open_subqs=self._open(), min_rounds_met=round_no >= s.min_rounds,
+            gain_flat=flat, coverage_met=coverage >= s.coverage_target, budget_exhausted=self._budget_exhausted(),
+        )
+
+    def _decide_stop(self, signals: StopSignals, round_no: int) -> tuple[str, str, PolicyRef]:
+        if signals.budget_exhausted:
+            return "stop", "hard budget reached; unresolved gaps are reported as such", HARD_LIMIT
+        if round_no >= self.config.budget.max_rounds:
+            return "stop", f"maximum of {round_no} rounds reached", HARD_LIMIT
+        if not signals.open_subqs:
+            return "stop", "no sub-question can be searched any more", HARD_LIMIT
+        choice = self.policies.stop.decide_stop(signals)
+        return str(choice.value), choice.reason, self.policies.stop.ref
+
+    def _angle_candidates(self, state: SubQuestionState) -> list[AngleCandidate]:
+        base = state.query or ""
+        entity_words = {t for e in state.entities for t in tokenize(e)}
+        relation = " ".join(t for t in tokenize(base) if t not in entity_words)
+        question_extra = [e for e in self.plan.entities if e.lower() not in base.lower()]
+        raw = [
+            ("base", base),
+            ("entity", " ".join(state.entities)),
+            ("relation", f"{relation} {' '.join(t for t in content_terms(self.plan.question) if t not in relation)}"),
+            ("context", f"{base} {' '.join(question_extra)}"),
+            ("question", self.plan.question),
+            ("gap_followup", f"{self.plan.question} {' '.join(self._uncovered())}"),
+        ]
+        seen: set[str] = set()
+        out = []
+        for angle, query in raw:
+            query = " ".join(query.split())
+            if query and query.lower() not in seen:
+                seen.add(query.lower())
+                out.append(AngleCandidate(angle=angle, query=query))
+        return out
+
+    def _work_on(self, state: SubQuestionState, round_no: int) -> None:
+        rec, sid = self.rec, state.sq.id
+        if state.status == "pending":
+            self._set_status(state, "searching", f"round {round_no}: most urgent open sub-question")
+        candidates = self._angle_candidates(state)
+        angle_state = AngleState(round=round_no, base_query=state.query or "", tried_queries=list(state.queries),
+                                 deficit=self._deficit(sid))
+        choice = self.policies.angle.choose_angle(angle_state, candidates)
+        picked = candidates[int(choice.value)]  # type: ignore[call-overload]
+        decision = rec.emit(AngleDecision, subq=sid, state=angle_state, candidates=[c.query for c in candidates],
+                            angles=[c.angle for c in candidates], choice=int(choice.value),  # type: ignore[call-overload]
+                            policy=self.policies.angle.ref, reason=choice.reason)
+        issued = rec.emit(QueryIssued, parent=decision.seq, subq=sid, query=picked.query, angle=picked.angle,
+                          k=self.config.search.k, round=round_no)
+        t0 = time.perf_counter()
+        response, attempts = search_with_retry(self.search_tool, picked.query, self.config.search.k, sid,
+                                               self.config.retry, self.sleep)
+        result = rec.emit(SearchResult, parent=issued.seq, subq=sid, query=picked.query, response=response,
+                          attempts=attempts)
+        rec.latency(result.seq, (time.perf_counter() - t0) * 1000)
+        self.searches += 1
+        state.searches += 1
+        state.queries.append(picked.query)
+        if picked.angle not in state.angles:
+            state.angles.append(picked.angle)
+        if response.status not in ("ok", "empty"):
+            state.tool_errors.append(response.status)
+        elif response.status == "ok":
+            self._read_hits(state, picked.query, response.hits, result.seq)
+        self._update_status(state)
+
+    def _read_hits(self, state: SubQuestionState, query: str, hits, parent: int) -> None:
+        rec, sid = self.rec, state.sq.id
+        key = content_terms(query)
+        relevance = {h.doc_id: round(term_overlap(key, content_terms(f"{h.title} {h.snippet}")), 4) for h in hits}
+        if max(relevance.values(), default=0.0) >= self.config.read.min_hit_relevance:
+            state.relevant_searches += 1
+        reads_left = min(self.config.budget.max_reads - self.reads, self.config.budget.per_subq_reads - state.reads)
+        read_state = ReadState(hits=list(hits), already_read=sorted(self.ledger.documents), reads_left=max(0, reads_left))
+        choice = self.policies.read.choose_reads(read_state, relevance, max(0, reads_left))
+        chosen = list(choice.value)[: max(0, reads_left)]  # type: ignore[call-overload]
+        decision = rec.emit(ReadDecision, parent=parent, subq=sid, state=read_state, candidates=[h.doc_id for h in hits],
+                            choice=chosen, policy=self.policies.read.ref, reason=choice.reason)
+        for doc_id in chosen:
+            t0 = time.perf_counter()
+            doc, attempts = read_with_retry(self.read_tool, doc_id, self.config.retry, self.sleep)
+            read_event = self._record_read(sid, doc, attempts, decision.seq)
+            rec.latency(read_event.seq, (time.perf_counter() - t0) * 1000)
+            self.reads += 1
+            state.reads += 1
+            if doc.status != "ok":
+                state.tool_errors.append(doc.status)
+                continue
+            self._keep_evidence(state, query, doc, read_event.seq)
+
+    def _record_read(self, sid: str, doc: ReadResponse, attempts, parent: int) -> DocumentRead:
+        spans, digest = [], None
+        if doc.sentences:
+            text, offset = "", 0
+            for s in doc.sentences:
+                start = offset + (1 if text else 0)
+                text = f"{text} {s.text}" if text else s.text
+                spans.append(SentenceSpan(sid=s.sid, index=s.index, start=start, end=len(text)))
+                offset = len(text)
+            digest = self.rec.blob(text)
+        return self.rec.emit(DocumentRead, parent=parent, subq=sid, doc_id=doc.doc_id, status=doc.status,
+                             attempts=attempts, title=doc.title, url=doc.url, publisher=doc.publisher,
+                             published=doc.published, source_type=doc.source_type, text_digest=digest,
+                             sentences=spans, error=doc.error)
+
+    def _keep_evidence(self, state: SubQuestionState, query: str, doc: ReadResponse, parent: int) -> None:
+        rec, sid = self.rec, state.sq.id
+        self.ledger.register(doc)
+        key = content_terms(f"{query} {' '.join(state.entities)}")
+        title_terms = content_terms(doc.title)
+        candidates: list[KeepCandidate] = []
+        for s in doc.sentences:
+            clean = strip_invisible(s.text)
+            finding = detect_injection(clean)
+            if finding is not None:
+                rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(
+                    doc_id=doc.doc_id, sentence_ids=[s.sid], reason="injection", detail=finding.reason))
+                continue
+            terms = content_terms(clean)
+            rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
+            candidates.append(KeepCandidate(sid=s.sid, text=clean, relevance=round(rel, 4)))
+        choice = self.policies.read.choose_keep(candidates, self.config.read.cards_per_doc)
+        chosen = list(choice.value)  # type: ignore[call-overload]
+        decision = rec.emit(KeepDecision, parent=parent, subq=sid, doc_id=doc.doc_id, candidates=candidates,
+                            choice=chosen, policy=self.policies.read.ref, reason=choice.reason)
+        by_sid = {c.sid: c for c in candidates}
+        index_of = {s.sid: s.index for s in doc.sentences}
+        clean_doc = doc.model_copy(update={"sentences": [
+            s.model_copy(update={"text": strip_invisible(s.text)}) for s in doc.sentences]})
+        for cand in candidates:
+            if cand.sid not in chosen:
+                continue
+            card = self.ledger.make_card(sid, clean_doc, [index_of[cand.sid]], by_sid[cand.sid].relevance,
+                                         self.config.read.context_sentences)
+            duplicate = self.ledger.duplicate_of(sid, card.quote)
+            if duplicate is not None or card.card_id in self.ledger.cards:
+                rec.emit(CardRejected, parent=decision.seq, subq=sid, rejected=RejectedText(
+                    doc_id=doc.doc_id, sentence_ids=card.sentence_ids, reason="duplicate",
+                    detail=f"same quote already held by {duplicate or card.card_id}"))
+                continue
+            stored, conflicts = self.ledger.add(card)
+            created = rec.emit(CardCreated, parent=decision.seq, subq=sid, card=stored)
+            for other_id, why in conflicts:
+                rec.emit(ConflictMarked, parent=created.seq, subq=sid, card_id=stored.card_id,
+                         other_card_id=other_id, reason=why)
+
+    def _update_status(self, state: SubQuestionState) -> None:
+        sid = state.sq.id
+        if self._deficit(sid) == 0:
+            self._set_status(state, "satisfied", f"{self._sources(sid)} independent source(s) >= need {state.sq.need}")
+            self._unblock_dependents()
+            return
+        if state.searches >= self.config.budget.per_subq_searches:
+            rule = self.config.dead_end
+            if len(state.angles) >= rule.min_angles and state.relevant_searches >= rule.min_relevant_hits \
+                    and not state.tool_errors:
+                self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
+                self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
+                              reason=f"{len(state.angles)} angles, {state.relevant_searches} relevant search(es), no evidence")
+            else:
+                self._set_status(state, "exhausted", "sub-question budget spent without meeting the dead-end rule")
+
+    def _unblock_dependents(self) -> None:
+        for state in self.states.values():
+            if state.status != "blocked":
+                continue
+            if all(self.states[d].status == "satisfied" for d in state.sq.depends_on):
+                for dep in state.sq.depends_on:
+                    self.resolved.setdefault(dep, self._bridge_entity(dep))
+                fills = {d: self.resolved[d] for d in state.sq.depends_on}
+                query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
+                state.query = " ".join(query.split())
+                state.entities = [*[v for v in fills.values() if v], *state.entities]
+                self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
+
+    def _bridge_entity(self, sid: str) -> str:
+        """The entity the evidence of `sid` names that the question does not: the next hop's subject."""
+        question_tokens = set(tokenize(self.plan.question))
+        best: dict[str, float] = {}
+        mentions: dict[str, int] = {}
+        order: list[str] = []
+        for card in sorted(self.ledger.cards_for(sid), key=lambda c: -c.grade.relevance):
+            for name in dict.fromkeys([*entity_spans(card.quote), card.title]):
+                tokens = tokenize(name)
+                if not tokens or name.isdigit() or sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+                    continue
+                if name not in best:
+                    order.append(name)
+                # The most relevant card decides; a name inside a quote beats a document title,
+                # and being named by several cards only breaks near-ties.
+                score = card.grade.relevance + (0.5 if name != card.title else 0.0)
+                best[name] = max(best.get(name, 0.0), score)
+                mentions[name] = mentions.get(name, 0) + 1
+        if not best:
+            return ""
+        return max(order, key=lambda n: (best[n] + 0.05 * (mentions[n] - 1), -order.index(n)))
+
+    def _set_status(self, state: SubQuestionState, new: str, reason: str, resolved_query: str | None = None) -> None:
+        if state.status == new:
+            return
+        self.rec.emit(SubQuestionStatusChanged, subq=state.sq.id, old=state.status, new=new, reason=reason,  # type: ignore[arg-type]
+                      resolved_query=resolved_query)
+        state.status = new
+
+    def _outcome(self, report: Report, claims, kept_ids: set[str], dropped: list[str], stop_reason: str) -> RunOutcome:
+        events = self.rec.events
+        count = lambda t: sum(1 for e in events if e.type == t)  # noqa: E731
+        stated = {c.claim.subq for c in claims if c.verdict in ("entail", "partial")}
+        expected = [(sq.id, claim) for sq in self.plan.sub_questions for claim in sq.expected_claims]
+        drafted = count("claim_drafted")
+        return RunOutcome(
+            status="completed",
+            stop_reason=stop_reason or "stopped",
+            counts={
+                "searches": self.searches,
+                "reads": self.reads,
+                "cards": len(self.ledger.cards),
+                "rejected": count("card_rejected"),
+                "injections_blocked": sum(1 for e in events if e.type == "card_rejected" and e.rejected.reason == "injection"),
+                "claims_drafted": drafted,
+                "claims_kept": len(kept_ids),
+                "dropped": len(dropped),
+                "rewrites": count("rewrite"),
+                "conflicts": count("conflict_marked"),
+                "tool_errors": sum(len(s.tool_errors) for s in self.states.values()),
+                "dead_ends": count("dead_end"),
+                "rounds": count("stop_decision"),
+            },
+            metrics={
+                "coverage": round(sum(sid in stated for sid, _ in expected) / len(expected), 4) if expected else None,
+                "weighted_evidence_coverage": round(self._coverage(), 4),
+                "drop_rate": round(len(dropped) / drafted, 4) if drafted else None,
+            },
+        )

@@ -1,0 +1,196 @@
+"""The evidence ledger: documents become graded, deduplicated, source-clustered evidence cards.
+
+Seed 001 sections 5 and 6. Three layers of dedup: canonical URL, near-duplicate content
+(MinHash over word shingles, datasketch), and exact quote repeats. Documents that share a
+canonical URL or are near-duplicates form one same-source cluster; independent-source
+counts are numbers of distinct clusters, computed here and never taken from a model.
+The four grading dimensions stay separate. Conflicts are marked when a card enters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
+
+from datasketch import MinHash
+
+from runtime.config import LedgerSettings
+from runtime.text import tokenize
+from runtime.verifier import EvidenceText, Verifier
+from trajectories.header import content_digest
+from trajectories.models import EvidenceCard, EvidenceType, Grade, ReadResponse
+
+TRACKING_PARAMS = frozenset(
+    {"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "fbclid", "spm", "ref", "from",
+     "sessionid", "sid", "phpsessid"}
+)
+EVIDENCE_TYPES: frozenset[str] = frozenset(EvidenceType.__args__)  # type: ignore[attr-defined]
+PRIMACY: dict[str, str] = {
+    "primary_document": "primary",
+    "primary_experiment": "primary",
+    "firsthand_account": "primary",
+    "independent_measurement": "independent",
+    "news_report": "secondary",
+    "reference_work": "secondary",
+    "secondary_summary": "secondary",
+    "community_discussion": "secondary",
+}
+AUTHORITY: dict[str, str] = {
+    "primary_document": "high",
+    "primary_experiment": "high",
+    "independent_measurement": "high",
+    "firsthand_account": "medium",
+    "news_report": "medium",
+    "reference_work": "medium",
+    "secondary_summary": "low",
+    "community_discussion": "low",
+}
+
+
+def canonical_url(url: str) -> str:
+    """Seed 5.2 layer one: drop tracking and session parameters, case, www, trailing slash, scheme."""
+    parts = urlparse(url.strip())
+    query = sorted((k, v) for k, v in parse_qsl(parts.query) if k.lower() not in TRACKING_PARAMS)
+    host = parts.netloc.lower().removeprefix("www.").removeprefix("m.")
+    path = re.sub(r"/+$", "", parts.path) or "/"
+    # http and https copies of a page are the same source
+    return urlunparse(("https", host, path, "", urlencode(query), ""))
+
+
+@dataclass
+class DocumentInfo:
+    doc_id: str
+    canonical: str
+    cluster_id: str
+    minhash: MinHash
+
+
+@dataclass
+class Ledger:
+    settings: LedgerSettings
+    verifier: Verifier
+    cutoff: str | None = None
+    documents: dict[str, DocumentInfo] = field(default_factory=dict)
+    cards: dict[str, EvidenceCard] = field(default_factory=dict)
+    _quotes: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ documents
+
+    def register(self, doc: ReadResponse) -> DocumentInfo:
+        """Place a read document in a same-source cluster (URL first, then near-duplicate text)."""
+        if doc.doc_id in self.documents:
+            return self.documents[doc.doc_id]
+        canonical = canonical_url(doc.url) if doc.url else f"doc:{doc.doc_id}"
+        signature = self._minhash(" ".join(s.text for s in doc.sentences))
+        cluster = None
+        for other in self.documents.values():
+            if other.canonical == canonical:
+                cluster = other.cluster_id
+                break
+            if other.minhash.jaccard(signature) >= self.settings.near_duplicate_jaccard:
+                cluster = other.cluster_id
+                break
+        if cluster is None:
+            cluster = "cl-" + content_digest(canonical)[:10]
+        info = DocumentInfo(doc.doc_id, canonical, cluster, signature)
+        self.documents[doc.doc_id] = info
+        return info
+
+    def mirrors_of(self, doc_id: str) -> list[str]:
+        cluster = self.documents[doc_id].cluster_id
+        return sorted(d for d, info in self.documents.items() if info.cluster_id == cluster and d != doc_id)
+
+    def _minhash(self, text: str) -> MinHash:
+        words = tokenize(text)
+        k = self.settings.shingle_words
+        shingles = {" ".join(words[i : i + k]) for i in range(max(1, len(words) - k + 1))}
+        # A fixed seed keeps signatures, and so clusters, identical across runs.
+        signature = MinHash(num_perm=self.settings.minhash_permutations, seed=1)
+        for shingle in sorted(shingles):
+            signature.update(shingle.encode("utf-8"))
+        return signature
+
+    # ------------------------------------------------------------------ cards
+
+    def duplicate_of(self, subq: str, quote: str) -> str | None:
+        """Card id already holding this exact quote for this sub-question (a mirror's copy)."""
+        return self._quotes.get((subq, " ".join(tokenize(quote))))
+
+    def make_card(
+        self, subq: str, doc: ReadResponse, indices: list[int], relevance: float, context_sentences: int
+    ) -> EvidenceCard:
+        info = self.register(doc)
+        sentences = doc.sentences
+        quote = " ".join(sentences[i].text for i in indices)
+        lo = max(0, min(indices) - context_sentences)
+        hi = min(len(sentences), max(indices) + context_sentences + 1)
+        evidence_type = doc.source_type if doc.source_type in EVIDENCE_TYPES else "unknown"
+        sids = [sentences[i].sid for i in indices]
+        return EvidenceCard(
+            card_id="card-" + content_digest({"subq": subq, "sids": sids})[:12],
+            subq=subq,
+            doc_id=doc.doc_id,
+            sentence_ids=sids,
+            quote=quote,
+            context=" ".join(s.text for s in sentences[lo:hi]),
+            title=doc.title,
+            url=doc.url or info.canonical,
+            publisher=doc.publisher or "unknown",
+            published=doc.published,
+            evidence_type=evidence_type,  # type: ignore[arg-type]
+            grade=Grade(
+                authority=AUTHORITY.get(evidence_type, "unknown"),  # type: ignore[arg-type]
+                freshness=self._freshness(doc.published),
+                primacy=PRIMACY.get(evidence_type, "unknown"),  # type: ignore[arg-type]
+                relevance=round(relevance, 4),
+            ),
+            cluster_id=info.cluster_id,
+            mirrors=self.mirrors_of(doc.doc_id),
+        )
+
+    def _freshness(self, published: str | None) -> str:
+        if not published:
+            return "undated"
+        if self.cutoff and published[:4].isdigit() and self.cutoff[:4].isdigit():
+            # Within two years of the corpus cut-off counts as current for fast-moving claims.
+            return "current" if int(self.cutoff[:4]) - int(published[:4]) <= 2 else "historical"
+        return "historical"
+
+    def add(self, card: EvidenceCard) -> tuple[EvidenceCard, list[tuple[str, str]]]:
+        """Enter a card; returns it as stored and (card id, reason) for each card it conflicts with."""
+        conflicts = []
+        for other in self.cards.values():
+            if other.subq != card.subq or other.cluster_id == card.cluster_id:
+                continue
+            record = self.verifier.check(
+                card.card_id, card.quote, [EvidenceText(card_id=other.card_id, text=other.quote)]
+            )
+            if record.verdict == "conflict":
+                conflicts.append((other.card_id, record.reason))
+        if conflicts:
+            card = card.model_copy(update={"conflicts_with": [c for c, _ in conflicts]})
+            for other_id, _ in conflicts:
+                other = self.cards[other_id]
+                self.cards[other_id] = other.model_copy(
+                    update={"conflicts_with": [*other.conflicts_with, card.card_id]}
+                )
+        self.cards[card.card_id] = card
+        self._quotes[(card.subq, " ".join(tokenize(card.quote)))] = card.card_id
+        return card, conflicts
+
+    def cards_for(self, subq: str) -> list[EvidenceCard]:
+        return [c for c in self.cards.values() if c.subq == subq]
+
+    def independent_sources(self, card_ids: list[str]) -> int:
+        return len({self.cards[c].cluster_id for c in card_ids if c in self.cards})
+
+    def confidence(self, card_ids: list[str]) -> str:
+        """Seed 6.4: strong needs several independent sources including a primary one."""
+        sources = self.independent_sources(card_ids)
+        primary = any(self.cards[c].grade.primacy == "primary" for c in card_ids if c in self.cards)
+        if sources >= 2 and primary:
+            return "strong"
+        if sources >= 2 or primary:
+            return "moderate"
+        return "weak"

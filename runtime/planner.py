@@ -1,0 +1,286 @@
+"""Question decomposition: the `Planner` protocol, the rule-based planner and the plan gate.
+
+The rule planner (seed 001 sections 3 and 25.4) turns a question into scope, 2-5 axes and
+sub-questions, each with a search query, a stop condition, dependencies and the claims the
+report is expected to state. A bridge question becomes a chain of hops: the innermost
+relative clause is searched first and later hops wait for its answer entity (the `{sqN}`
+slot in their query). A comparison becomes one sub-question per compared entity.
+`validate_plan` is the gate that runs before any search (seed 3.6); a plan that fails
+it is an error with reasons, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from runtime.config import PlannerSettings
+from runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
+from trajectories.models import Axis, Plan, Premise, SubQuestion
+
+SLOT = re.compile(r"\{(sq\d+)\}")
+RELATIVE = re.compile(r"\s(?:,\s*)?\b(that|which|who|whose|where|when)\b\s", re.IGNORECASE)
+COMPARISON_CUES = re.compile(
+    r"\b(both|same|either|older|younger|earlier|later|first|more|less|fewer|larger|smaller|"
+    r"longer|shorter|higher|lower|bigger|taller|closer|farther)\b",
+    re.IGNORECASE,
+)
+ASSUMPTIONS = [
+    "Each named entity refers to its most prominent referent in the corpus.",
+    "Dates and time phrases in the question are taken as stated; no 'now' is assumed.",
+    "Only the configured corpus is searched: absence there is not evidence of absence.",
+]
+
+
+class QuestionError(ValueError):
+    """The question cannot be researched as given (empty, no searchable words)."""
+
+
+class PlanValidationError(ValueError):
+    def __init__(self, reasons: list[str]) -> None:
+        self.reasons = reasons
+        super().__init__("plan failed validation: " + "; ".join(reasons))
+
+
+class Planner(Protocol):
+    name: str
+    version: str
+
+    def plan(self, question: str) -> Plan: ...
+
+
+def check_question(question: str) -> str:
+    cleaned = " ".join(question.split())
+    if not cleaned:
+        raise QuestionError("the question is empty; ask something, e.g. 'Who directed Maximum Overdrive?'")
+    if len(cleaned) > 1000:
+        raise QuestionError(f"the question is {len(cleaned)} characters long; keep it under 1000")
+    if not content_terms(cleaned):
+        raise QuestionError(f"the question {cleaned!r} has no searchable words (only stopwords or punctuation)")
+    return cleaned
+
+
+def _words(text: str) -> str:
+    """Query words of a text: its tokens without stopwords, in order."""
+    return " ".join(t for t in tokenize(text) if t not in STOPWORDS)
+
+
+class RulePlanner:
+    name = "rule"
+    version = "1"
+
+    def __init__(self, settings: PlannerSettings | None = None) -> None:
+        self.settings = settings or PlannerSettings()
+
+    def plan(self, question: str) -> Plan:
+        question = check_question(question)
+        body = question.rstrip("?").strip()
+        entities = [e for e in entity_spans(body) if e.lower() not in STOPWORDS]
+        named = [e for e in entities if not e.isdigit()]
+        if self._is_comparison(body, named):
+            plan = self._comparison(question, body, named, entities)
+        else:
+            plan = self._bridge(question, body, entities)
+        validate_plan(plan)
+        return plan
+
+    @staticmethod
+    def _is_comparison(body: str, named: list[str]) -> bool:
+        if len(named) < 2:
+            return False
+        first = body.split()[0].lower()
+        joined = re.search(r"\b(and|or)\b", body, re.IGNORECASE) is not None
+        yes_no = first in {"are", "were", "is", "was", "do", "did", "does", "which", "who"}
+        return joined and yes_no and COMPARISON_CUES.search(body) is not None
+
+    def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
+        compared = named[:4]
+        entity_terms = {t for e in compared for t in tokenize(e)}
+        attribute = " ".join(t for t in _words(body).split() if t not in entity_terms)
+        axes = [Axis(id=f"a{i + 1}", title=f"{name}") for i, name in enumerate(compared)]
+        subs = [
+            SubQuestion(
+                id=f"sq{i + 1}",
+                axis=f"a{i + 1}",
+                question=f"What does the corpus say about {name} regarding: {attribute or body}?",
+                search_query=f"{name} {attribute}".strip(),
+                stop_condition=f"one independent source about {name} states the compared attribute",
+                expected_claims=[f"{name}: {attribute or 'the compared attribute'}"],
+            )
+            for i, name in enumerate(compared)
+        ]
+        return Plan(
+            question=question,
+            question_type="comparison",
+            scope_in=[*compared, f"the attribute compared: {attribute or body}"],
+            scope_out=["entities not named in the question", "opinions and rankings", "events after the corpus cut-off"],
+            axes=axes,
+            sub_questions=subs,
+            premises=[],
+            assumptions=ASSUMPTIONS,
+            entities=entities,
+        )
+
+    def _bridge(self, question: str, body: str, entities: list[str]) -> Plan:
+        parts = [p for p in RELATIVE.split(body)]
+        # RELATIVE.split keeps the pronouns at odd positions: head, pron, clause, pron, clause...
+        head = parts[0].strip()
+        clauses: list[str] = []
+        for i in range(1, len(parts) - 1, 2):
+            clause = f"{parts[i]} {parts[i + 1]}".strip()
+            # "... when he died" modifies the clause before it; it is not a hop of its own.
+            if len(content_terms(parts[i + 1])) < 2:
+                if clauses:
+                    clauses[-1] = f"{clauses[-1]} {clause}"
+                else:
+                    head = f"{head} {clause}"
+                continue
+            clauses.append(clause)
+        clauses = clauses[: self.settings.max_hops - 1]
+        if clauses:
+            return self._clause_chain(question, head, clauses, entities)
+        return self._anchor_then_answer(question, body, entities)
+
+    def _clause_chain(self, question: str, head: str, clauses: list[str], entities: list[str]) -> Plan:
+        # Innermost clause first: "the film [that was shot in Leland]" -> find the film, then ask about it.
+        hops: list[tuple[str, str]] = []
+        texts = [head, *clauses]
+        for depth in range(len(texts) - 1, -1, -1):
+            text = texts[depth]
+            noun = _words(texts[depth - 1]).split()[-1:] if depth > 0 else []
+            hops.append((text, " ".join(noun)))
+        subs: list[SubQuestion] = []
+        axes: list[Axis] = []
+        for i, (text, noun) in enumerate(hops):
+            sid, aid = f"sq{i + 1}", f"a{i + 1}"
+            words = _words(text.split(" ", 1)[1] if i < len(hops) - 1 and " " in text else text)
+            is_answer = i == len(hops) - 1
+            if i == 0:
+                query = f"{noun} {words}".strip()
+                depends: list[str] = []
+            else:
+                query = f"{{sq{i}}} {words}".strip()
+                depends = [f"sq{i}"]
+            target = "the answer to the question" if is_answer else f"the {noun or 'entity'} {text}"
+            axes.append(Axis(id=aid, title="Answer" if is_answer else f"Hop {i + 1}: the {noun or 'entity'} {text}"))
+            subs.append(
+                SubQuestion(
+                    id=sid,
+                    axis=aid,
+                    question=f"Which {noun or 'entity'} {text}?" if not is_answer else question,
+                    search_query=query,
+                    stop_condition=f"one independent source whose quote states {target}",
+                    depends_on=depends,
+                    weight=1.0,
+                    expected_claims=[f"States {target}" + (f" (given {{sq{i}}})" if depends else "")],
+                )
+            )
+        premises = [
+            Premise(id=f"p{i + 1}", text=f"There is a {noun or 'subject'} that {text.split(' ', 1)[-1]}", subq=f"sq{i + 1}")
+            for i, (text, noun) in enumerate(hops[:-1])
+        ]
+        return Plan(
+            question=question,
+            question_type="bridge",
+            scope_in=[*entities, "the chain of facts linking them to the answer"],
+            scope_out=["other entities with similar names", "opinions and evaluations", "events after the corpus cut-off"],
+            axes=axes[:5],
+            sub_questions=subs,
+            premises=premises,
+            assumptions=ASSUMPTIONS,
+            entities=entities,
+        )
+
+    def _anchor_then_answer(self, question: str, body: str, entities: list[str]) -> Plan:
+        words = _words(body)
+        entity_terms = {t for e in entities for t in tokenize(e)}
+        relation = " ".join(t for t in words.split() if t not in entity_terms) or words
+        anchor = " ".join(entities) if entities else words
+        subs = [
+            SubQuestion(
+                id="sq1",
+                axis="a1",
+                question=f"What does the corpus say about {anchor} that bears on: {body}?",
+                search_query=f"{anchor} {relation}".strip() if entities else words,
+                stop_condition=f"one independent source about {anchor} that mentions {relation}",
+                expected_claims=[f"Describes {anchor} as it bears on the question"],
+            ),
+            SubQuestion(
+                id="sq2",
+                axis="a2",
+                question=question,
+                search_query=f"{{sq1}} {relation}".strip(),
+                stop_condition="one independent source whose quote states the answer",
+                depends_on=["sq1"],
+                expected_claims=["States the answer to the question (given {sq1})"],
+            ),
+        ]
+        return Plan(
+            question=question,
+            question_type="factoid",
+            scope_in=[*(entities or [anchor]), "the fact the question asks for"],
+            scope_out=["other entities with similar names", "opinions and evaluations", "events after the corpus cut-off"],
+            axes=[Axis(id="a1", title=f"Background: {anchor}"), Axis(id="a2", title="Answer")],
+            sub_questions=subs,
+            premises=[],
+            assumptions=ASSUMPTIONS,
+            entities=entities,
+        )
+
+
+def validate_plan(plan: Plan, max_subqs: int = 12) -> None:
+    """The plan gate: every rule a plan must meet before a single search is spent."""
+    reasons: list[str] = []
+    subs = plan.sub_questions
+    ids = [s.id for s in subs]
+    if not 2 <= len(subs) <= max_subqs:
+        reasons.append(f"{len(subs)} sub-questions; a plan needs between 2 and {max_subqs}")
+    if len(set(ids)) != len(ids):
+        reasons.append(f"duplicate sub-question ids: {sorted({i for i in ids if ids.count(i) > 1})}")
+    axis_ids = {a.id for a in plan.axes}
+    if not 2 <= len(plan.axes) <= 5:
+        reasons.append(f"{len(plan.axes)} axes; a plan needs between 2 and 5")
+    for axis in plan.axes:
+        if not any(s.axis == axis.id for s in subs):
+            reasons.append(f"axis {axis.id} ({axis.title!r}) has no sub-question")
+    for s in subs:
+        if s.axis not in axis_ids:
+            reasons.append(f"{s.id} belongs to unknown axis {s.axis!r}")
+        if len(s.stop_condition.strip()) < 4:
+            reasons.append(f"{s.id} has no stop condition, so it could be searched forever")
+        if not content_terms(SLOT.sub(" ", s.search_query)) and not SLOT.search(s.search_query):
+            reasons.append(f"{s.id} search query {s.search_query!r} has nothing searchable")
+        if not s.expected_claims:
+            reasons.append(f"{s.id} has no expected claims, so coverage cannot be measured")
+        for dep in s.depends_on:
+            if dep not in ids:
+                reasons.append(f"{s.id} depends on unknown sub-question {dep!r}")
+        for slot in SLOT.findall(s.search_query):
+            if slot not in s.depends_on:
+                reasons.append(f"{s.id} query uses slot {{{slot}}} but does not depend on {slot}")
+    if not any(not s.depends_on for s in subs):
+        reasons.append("every sub-question waits on another, so nothing can start")
+    if _has_cycle({s.id: s.depends_on for s in subs}):
+        reasons.append("sub-question dependencies form a cycle")
+    for p in plan.premises:
+        if p.subq not in ids:
+            reasons.append(f"premise {p.id} is verified by unknown sub-question {p.subq!r}")
+    if reasons:
+        raise PlanValidationError(reasons)
+
+
+def _has_cycle(graph: dict[str, list[str]]) -> bool:
+    state: dict[str, int] = {}
+
+    def visit(node: str) -> bool:
+        if state.get(node) == 1:
+            return True
+        if state.get(node) == 2:
+            return False
+        state[node] = 1
+        if any(visit(dep) for dep in graph.get(node, []) if dep in graph):
+            return True
+        state[node] = 2
+        return False
+
+    return any(visit(n) for n in sorted(graph))

@@ -1,0 +1,66 @@
+"""The seed's rules as policies: three-signal stop, angle rotation, relevance-gated reading."""
+
+from __future__ import annotations
+
+from runtime.config import ReadSettings
+from runtime.policies.base import AngleCandidate, Choice
+from trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+
+ANGLE_ORDER = ("base", "entity", "relation", "context", "question", "gap_followup")
+
+
+class HeuristicStop:
+    """Seed 4.3: stop only when minimum rounds, flat marginal gain and coverage all hold."""
+
+    ref = PolicyRef(name="heuristic", version="1")
+
+    def decide_stop(self, s: StopSignals) -> Choice:
+        if not s.open_subqs:
+            return Choice("stop", "no sub-question can be searched any more")
+        if not s.min_rounds_met:
+            return Choice("continue", f"round {s.round} < minimum {s.min_rounds}")
+        if s.coverage_met and s.gain_flat:
+            return Choice("stop", f"coverage {s.coverage:.2f} met and marginal gain flat {s.recent_gains[-2:]}")
+        if not s.coverage_met:
+            return Choice("continue", f"coverage {s.coverage:.2f} below target {s.coverage_target:.2f}")
+        return Choice("continue", f"coverage met but gain still rising {s.recent_gains[-2:]}")
+
+
+class HeuristicAngle:
+    """Seed 4.2: change the angle, not the wording; never repeat a query."""
+
+    ref = PolicyRef(name="heuristic", version="1")
+
+    def choose_angle(self, state: AngleState, candidates: list[AngleCandidate]) -> Choice:
+        tried = set(state.tried_queries)
+        for angle in ANGLE_ORDER:
+            for i, c in enumerate(candidates):
+                if c.angle == angle and c.query not in tried:
+                    return Choice(i, f"first untried angle in order: {angle}")
+        return Choice(0, "every angle tried; falling back to the base query")
+
+
+class HeuristicRead:
+    """Read the hits that cover the query's key terms; keep the most relevant sentences."""
+
+    ref = PolicyRef(name="heuristic", version="1")
+
+    def __init__(self, settings: ReadSettings | None = None) -> None:
+        self.settings = settings or ReadSettings()
+
+    def choose_reads(self, state: ReadState, relevance: dict[str, float], limit: int) -> Choice:
+        read = set(state.already_read)
+        fresh = [h for h in state.hits if h.doc_id not in read]
+        good = [h.doc_id for h in fresh if relevance.get(h.doc_id, 0.0) >= self.settings.min_hit_relevance]
+        chosen = good[: min(limit, self.settings.reads_per_search)]
+        if chosen:
+            return Choice(chosen, f"{len(chosen)} unread hits with relevance >= {self.settings.min_hit_relevance}")
+        return Choice([], "no unread hit is relevant enough to spend a read on")
+
+    def choose_keep(self, candidates: list[KeepCandidate], limit: int) -> Choice:
+        eligible = [c for c in candidates if c.relevance >= self.settings.min_card_relevance]
+        ranked = sorted(eligible, key=lambda c: -c.relevance)  # stable: earlier sentences win ties
+        chosen = [c.sid for c in ranked[: min(limit, self.settings.cards_per_doc)]]
+        if chosen:
+            return Choice(chosen, f"top {len(chosen)} sentences with relevance >= {self.settings.min_card_relevance}")
+        return Choice([], "no sentence is relevant enough to become evidence")

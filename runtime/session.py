@@ -1,0 +1,122 @@
+"""Assembling one research run: corpus and index, tools, policies, header, sink, engine.
+
+`ResearchKit` holds what is expensive and shared between runs (the corpus and its BM25
+index); `run_research` builds everything else for one question and runs it. The run id is
+a content hash of what defines the run (question, seed, config, corpus, components), so
+the same inputs write the same file.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from runtime.config import ResearchConfig
+from runtime.corpus import Corpus, load_corpus, load_embedded_corpus
+from runtime.engine import ResearchEngine, RunResult
+from runtime.index import BM25Index
+from runtime.planner import Planner, RulePlanner
+from runtime.policies import resolve_policies
+from runtime.recorder import Recorder
+from runtime.tools import CorpusReadTool, CorpusSearchTool, ReadTool, SearchTool
+from runtime.verifier import Verifier, resolve_verifier
+from trajectories.header import ComponentRef, RunHeader, RunSpec, content_digest
+from trajectories.runfile import EventSink, FileSink
+
+PACKAGES = ("citeloop", "pydantic", "bm25s", "datasketch", "PyStemmer")
+
+
+def package_versions() -> dict[str, str]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not-installed"
+    return versions
+
+
+@dataclass
+class ResearchKit:
+    corpus: Corpus
+    index: BM25Index
+    index_seconds: float
+
+    @classmethod
+    def load(cls, corpus_path: str | Path | None = None, cache_dir: Path | None = None) -> "ResearchKit":
+        corpus = load_embedded_corpus() if corpus_path is None else load_corpus(corpus_path)
+        t0 = time.perf_counter()
+        index = BM25Index.build(corpus, cache_dir)
+        return cls(corpus=corpus, index=index, index_seconds=time.perf_counter() - t0)
+
+
+def run_id_for(spec: RunSpec) -> str:
+    return "run-" + content_digest(spec.model_dump(mode="json", exclude={"packages"}))[:16]
+
+
+def make_spec(
+    question: str,
+    seed: int,
+    config: ResearchConfig,
+    kit: ResearchKit,
+    policy_spec: str,
+    planner: Planner,
+    verifier: Verifier,
+    search_tool: SearchTool,
+    read_tool: ReadTool,
+) -> RunSpec:
+    return RunSpec(
+        question=question,
+        seed=seed,
+        config=config.model_dump(mode="json"),
+        config_digest=config.digest(),
+        planner=ComponentRef(name=planner.name, version=planner.version),
+        policies={"spec": ComponentRef(name=policy_spec, version="1")},
+        tools={
+            "search": ComponentRef(name=search_tool.name, version=search_tool.version, args={"k": config.search.k}),
+            "read": ComponentRef(name=read_tool.name, version=read_tool.version),
+        },
+        verifier=ComponentRef(name=verifier.name, version=verifier.version),
+        corpus_fingerprint=kit.corpus.fingerprint,
+        corpus_source=kit.corpus.source,
+        packages=package_versions(),
+    )
+
+
+def run_research(
+    question: str,
+    kit: ResearchKit,
+    config: ResearchConfig | None = None,
+    policy_spec: str = "heuristic",
+    seed: int = 0,
+    out_dir: Path | None = Path("runs"),
+    sink: EventSink | None = None,
+    compress: bool = False,
+    search_tool: SearchTool | None = None,
+    read_tool: ReadTool | None = None,
+    planner: Planner | None = None,
+    verifier_name: str = "lexical",
+) -> tuple[RunResult, Path | None]:
+    """Plan (errors raise before anything is written), then run with full capture."""
+    config = config or ResearchConfig()
+    planner = planner or RulePlanner(config.planner)
+    plan = planner.plan(question)
+    verifier = resolve_verifier(verifier_name, config.verifier)
+    search_tool = search_tool or CorpusSearchTool(kit.corpus, kit.index)
+    read_tool = read_tool or CorpusReadTool(kit.corpus)
+    policies = resolve_policies(policy_spec, config, seed)
+    spec = make_spec(plan.question, seed, config, kit, policy_spec, planner, verifier, search_tool, read_tool)
+    header = RunHeader(run_id=run_id_for(spec), spec=spec)
+    path = None
+    if sink is None:
+        if out_dir is None:
+            raise ValueError("give out_dir or a sink")
+        path = Path(out_dir) / f"{header.run_id}.jsonl{'.zst' if compress else ''}"
+        sink = FileSink(path)
+    sink.write_header(header)
+    rec = Recorder(header, sink)
+    engine = ResearchEngine(config, planner, policies, verifier, search_tool, read_tool, kit.corpus.cutoff)
+    result = engine.run(header, plan, rec)
+    return result, path

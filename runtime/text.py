@@ -1,0 +1,201 @@
+"""Word-level text handling shared by the planner, the ledger and the verifier.
+
+Owns the one definition of a "term" in citeloop: how text is tokenised, which words are
+stopwords, how terms are stemmed, and how named-entity-like spans are picked out by rule.
+Everything here is deterministic and model-free, so two runs over the same text always
+agree on what a claim's content terms are.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import lru_cache
+
+import Stemmer
+
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    a an the and or but if then else so as than too very just only also even both either
+    of at by for with about against between into through during before after above below
+    to from up down in out on off over under again further once here there all any each
+    few more most other some such own same this that these those such
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his
+    himself she her hers herself it its itself they them their theirs themselves
+    what who whom whose which where when why how whatever whoever whichever
+    is am are was were be been being have has had having do does did doing done
+    will would shall should can could may might must ought
+    isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't
+    shan't shouldn't can't cannot couldn't mustn't mightn't needn't
+    not no nor never neither none without
+    s t d ll m o re ve y
+    there's that's what's who's it's let's
+    upon via per among amongst within onto toward towards
+    hundred thousand million billion trillion bn percent cent
+    """.split()
+) | frozenset("的 了 是 在 和 与 及 或 也 都 就 而 之 其 这 那 有".split())
+"""English function words, question words (what/who/which/where/when/how/whose) and
+auxiliaries, plus a handful of Chinese function characters. Negation words are stopwords
+too: they carry polarity, not topic, and the verifier checks polarity separately. Scale
+and percent words belong to numbers, which `runtime.numbers` compares by value."""
+
+# Curly apostrophes are normalised so "Nolan’s" and "Nolan's" are one token.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+# A Latin/Cyrillic/... word with internal apostrophes or hyphens ("o'brien", "well-known"),
+# a number (internal separators kept so "1,234" stays one token), or one Han/kana character:
+# without a segmenter, single CJK characters are the only unit we can split on safely.
+_TOKEN = re.compile(
+    r"[^\W\d_\u3040-\u30ff\u3400-\u9fff]+(?:['\-][^\W\d_\u3040-\u30ff\u3400-\u9fff]+)*"
+    r"|\d+(?:[.,]\d+)*"
+    r"|[\u3040-\u30ff\u3400-\u9fff]"
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width letters and digits become ASCII) plus straight apostrophes."""
+    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase word tokens; hyphenated words and contractions stay one token."""
+    return [m.group(0) for m in _TOKEN.finditer(normalize(text).lower())]
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def stem(token: str) -> str:
+    return _stemmer().stemWord(token)
+
+
+def term_pairs(text: str) -> list[tuple[str, str]]:
+    """(stemmed term, surface word) for each distinct content term, first occurrence first.
+
+    Numbers are not terms: `runtime.numbers` compares them by value, so "1,234" and
+    "1234" agree there, whereas as terms they would count as a miss. Hyphenated words
+    are split into their parts so "well-known" matches "well known".
+    """
+    pairs: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for token in tokenize(text):
+        for part in token.split("-"):
+            if not part or part in STOPWORDS or _NUMBER.fullmatch(part):
+                continue
+            term = stem(part)
+            if term and term not in seen:
+                seen.add(term)
+                pairs.append((term, part))
+    return pairs
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed non-stopword terms, deduplicated, in order of first appearance."""
+    return [term for term, _ in term_pairs(text)]
+
+
+def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
+    """Share of `a_terms` present in `b_terms`; 0.0 when `a_terms` is empty."""
+    a = set(a_terms)
+    if not a:
+        return 0.0
+    return len(a & set(b_terms)) / len(a)
+
+
+# --------------------------------------------------------------------------- entities
+
+# Lowercase words allowed inside a name ("Bank of America", "Ludwig van Beethoven").
+# "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
+CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "la", "von", "van", "du", "der", "di"})
+
+_WORD = re.compile(r"[^\W\d_]+(?:['\-][^\W\d_]+)*")
+_DIGITS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+_QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<![\w'])'([^']+)'(?!\w)")
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f:;\n][\"')\]\s]*$")
+
+
+def _is_capitalised(word: str) -> bool:
+    return word[0].isupper()
+
+
+def _at_sentence_start(text: str, pos: int) -> bool:
+    before = text[:pos].rstrip(" \t\"'(\u201c")
+    return not before or bool(_SENTENCE_END.search(before))
+
+
+def _capitalised_runs(text: str) -> list[tuple[int, str]]:
+    """Runs of capitalised words, broken by punctuation, with connectors inside."""
+    words = list(_WORD.finditer(text))
+    # joined[i]: only whitespace separates word i from word i-1; punctuation ends a name.
+    joined = [i > 0 and not text[words[i - 1].end():w.start()].strip() for i, w in enumerate(words)]
+    runs: list[tuple[int, str]] = []
+    i = 0
+    while i < len(words):
+        if not _is_capitalised(words[i].group(0)):
+            i += 1
+            continue
+        end = i + 1  # exclusive end of the run
+        while end < len(words) and joined[end]:
+            if _is_capitalised(words[end].group(0)):
+                end += 1
+                continue
+            # Connectors join only when a capitalised word follows them, possibly after
+            # more connectors ("University of the Arts").
+            k = end
+            while k < len(words) and joined[k] and words[k].group(0) in CONNECTORS:
+                k += 1
+            if k == end or k == len(words) or not joined[k] or not _is_capitalised(words[k].group(0)):
+                break
+            end = k + 1
+        runs.append(_clean_run(text, words[i:end]))
+        i = end
+    return [r for r in runs if r[1]]
+
+
+def _clean_run(text: str, run: list[re.Match[str]]) -> tuple[int, str]:
+    # A capitalised stopword at a sentence start ("The", "Who", "Are") is grammar, not a
+    # name; elsewhere a lone stopword ("I") is not a name either.
+    if _at_sentence_start(text, run[0].start()):
+        while run and run[0].group(0).lower() in STOPWORDS:
+            run = run[1:]
+    while run and run[-1].group(0).lower() in CONNECTORS:
+        run = run[:-1]
+    if len(run) == 1 and run[0].group(0).lower() in STOPWORDS:
+        run = []
+    if not run:
+        return (0, "")
+    span = text[run[0].start():run[-1].end()]
+    if span.endswith("'s"):
+        span = span[:-2]
+    return (run[0].start(), span)
+
+
+def entity_spans(text: str) -> list[str]:
+    """Named-entity-like spans found by rule, deduplicated, in order of appearance.
+
+    Covers capitalised name runs ("North Carolina", "Bank of America"), digit spans such
+    as years ("1986"), and quoted titles. Recall over precision: a sentence-initial
+    content word ("Directors of ...") can slip in; the planner only uses these as hints.
+    """
+    text = normalize(text)
+    found: list[tuple[int, str]] = []
+    quoted: list[tuple[int, int]] = []
+    for m in _QUOTED.finditer(text):
+        group = next(g for g in range(1, 4) if m.group(g) is not None)
+        if m.group(group).strip():
+            found.append((m.start(group), m.group(group).strip()))
+            quoted.append((m.start(), m.end()))
+    for start, span in _capitalised_runs(text):
+        if not any(a <= start < b for a, b in quoted):  # already covered by the title
+            found.append((start, span))
+    for m in _DIGITS.finditer(text):
+        found.append((m.start(), m.group(0)))
+    spans: list[str] = []
+    for _, span in sorted(found, key=lambda item: item[0]):
+        if span not in spans:
+            spans.append(span)
+    return spans

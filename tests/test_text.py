@@ -1,0 +1,54 @@
+from runtime.text import STOPWORDS, content_terms, entity_spans, term_overlap, tokenize
+
+
+def test_stopwords_cover_question_words_and_auxiliaries():
+    for word in ["what", "who", "which", "where", "when", "how", "whose", "is", "was", "did", "the"]:
+        assert word in STOPWORDS
+    assert "nolan" not in STOPWORDS
+
+
+def test_tokenize_lowercases_and_normalises_full_width():
+    assert tokenize("Ｎｏｌａｎ directed １２３ films") == ["nolan", "directed", "123", "films"]
+
+
+def test_tokenize_keeps_internal_apostrophes_and_hyphens():
+    assert tokenize("Nolan’s well-known film isn't bad.") == ["nolan's", "well-known", "film", "isn't", "bad"]
+
+
+def test_tokenize_splits_cjk_into_characters():
+    assert tokenize("北京 Beijing") == ["北", "京", "beijing"]
+
+
+def test_content_terms_drop_stopwords_stem_and_dedupe():
+    terms = content_terms("Who directed the films? The directors directs films.")
+    assert terms == ["direct", "film", "director"]  # "directed" and "directs" stem alike
+
+
+def test_content_terms_split_hyphens_and_skip_numbers():
+    assert content_terms("A well-known film from 1,986") == content_terms("a well known film")
+
+
+def test_term_overlap_is_share_of_first_argument():
+    assert term_overlap(["a", "b", "c", "d"], ["b", "d", "z"]) == 0.5
+    assert term_overlap([], ["a"]) == 0.0
+
+
+def test_entity_spans_question_with_place_and_year():
+    spans = entity_spans("Who directed the film that was shot in or around Leland, North Carolina in 1986?")
+    assert spans == ["Leland", "North Carolina", "1986"]
+
+
+def test_entity_spans_split_names_on_and():
+    spans = entity_spans("Are Christopher Nolan and Sathish Kalathil both film directors?")
+    assert spans == ["Christopher Nolan", "Sathish Kalathil"]
+
+
+def test_entity_spans_connectors_and_quoted_titles():
+    spans = entity_spans("In 2008 the Bank of America funded \"The Dark Knight\" and 'Memento'.")
+    assert spans == ["2008", "Bank of America", "The Dark Knight", "Memento"]
+    assert "In" not in spans
+
+
+def test_entity_spans_strip_trailing_connector_and_possessive():
+    assert entity_spans("We met Ludwig van Beethoven's friend from Paris of") == [
+        "Ludwig van Beethoven", "Paris"]

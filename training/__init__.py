@@ -1,0 +1,1 @@
+"""citeloop training layer (see DESIGN.md)."""

@@ -1,0 +1,367 @@
+"""Trajectory events: one pydantic class per kind, read through one discriminated union.
+
+A run file is a header line (`RunHeader`) followed by these events in `seq` order.
+Every event carries `run_id`, `seq` and `parent_seq` (its causal parent, e.g. a read's
+search) and `subq` where it concerns a sub-question. Nothing here reads a clock: the only
+wall-clock facts of a run live in the final `run_meta` event, which determinism checks
+leave out.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from trajectories.models import (
+    Claim,
+    EvidenceCard,
+    Plan,
+    RejectedText,
+    Report,
+    SearchHit,
+    SearchResponse,
+    SubQuestion,
+    SubQuestionStatus,
+    ToolStatus,
+    Verdict,
+    VerdictRecord,
+)
+
+
+class PolicyRef(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str
+    """Registry name of the policy, e.g. `heuristic`."""
+    version: str
+    """Version string of the policy implementation."""
+
+
+class BaseEvent(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    run_id: str
+    """Id of the run this event belongs to."""
+    seq: int
+    """Position in the run: 0, 1, 2, ..."""
+    parent_seq: int | None = None
+    """The event that caused this one, if any."""
+    subq: str | None = None
+    """Sub-question this event concerns, if any."""
+
+
+# --------------------------------------------------------------------------- planning
+
+
+class PlanCreated(BaseEvent):
+    type: Literal["plan_created"] = "plan_created"
+    plan: Plan
+    """The validated plan; the run does not start when validation fails."""
+    planner: PolicyRef
+
+
+class SubQuestionAdded(BaseEvent):
+    type: Literal["subq_added"] = "subq_added"
+    sub_question: SubQuestion
+    """An expansion sub-question added during the loop."""
+    reason: str
+
+
+class SubQuestionStatusChanged(BaseEvent):
+    type: Literal["subq_status"] = "subq_status"
+    old: SubQuestionStatus
+    new: SubQuestionStatus
+    reason: str
+    resolved_query: str | None = None
+    """For a dependent sub-question becoming ready: its query with slots filled."""
+
+
+# --------------------------------------------------------------------------- decisions
+
+
+class AngleState(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    round: int
+    base_query: str
+    tried_queries: list[str]
+    deficit: int
+    """Evidence sources still needed by this sub-question."""
+
+
+class AngleDecision(BaseEvent):
+    type: Literal["angle_decision"] = "angle_decision"
+    state: AngleState
+    candidates: list[str]
+    """Candidate queries, one per angle."""
+    angles: list[str]
+    """The angle name of each candidate."""
+    choice: int
+    """Index into candidates."""
+    policy: PolicyRef
+    reason: str
+
+
+class ReadState(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    hits: list[SearchHit]
+    already_read: list[str]
+    reads_left: int
+
+
+class ReadDecision(BaseEvent):
+    type: Literal["read_decision"] = "read_decision"
+    state: ReadState
+    candidates: list[str]
+    """Doc ids of hits that could be read."""
+    choice: list[str]
+    """Doc ids chosen to read, in order."""
+    policy: PolicyRef
+    reason: str
+
+
+class KeepCandidate(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    sid: str
+    text: str
+    relevance: float
+
+
+class KeepDecision(BaseEvent):
+    type: Literal["keep_decision"] = "keep_decision"
+    doc_id: str
+    candidates: list[KeepCandidate]
+    """Sentences of the document that could become evidence cards."""
+    choice: list[str]
+    """Sentence ids kept as cards."""
+    policy: PolicyRef
+    reason: str
+
+
+class StopSignals(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    round: int
+    min_rounds: int
+    searches_used: int
+    searches_max: int
+    reads_used: int
+    reads_max: int
+    recent_gains: list[int]
+    """New independent evidence bound to open sub-questions, per round, most recent last."""
+    recent_new_cards: list[int]
+    """New evidence cards per round, most recent last."""
+    uncovered_terms: list[str]
+    """Question terms that no kept evidence mentions yet."""
+    initial_deficit: int
+    coverage: float
+    """Weighted coverage of sub-questions by evidence."""
+    coverage_target: float
+    open_subqs: list[str]
+    """Sub-questions that can still be searched."""
+    min_rounds_met: bool
+    gain_flat: bool
+    coverage_met: bool
+    budget_exhausted: bool
+
+
+class StopDecision(BaseEvent):
+    type: Literal["stop_decision"] = "stop_decision"
+    state: StopSignals
+    candidates: list[Literal["continue", "stop"]] = Field(default_factory=lambda: ["continue", "stop"])
+    choice: Literal["continue", "stop"]
+    policy: PolicyRef
+    reason: str
+
+
+# --------------------------------------------------------------------------- tools
+
+
+class QueryIssued(BaseEvent):
+    type: Literal["query_issued"] = "query_issued"
+    query: str
+    angle: str
+    k: int
+    round: int
+
+
+class SearchResult(BaseEvent):
+    type: Literal["search_result"] = "search_result"
+    query: str
+    response: SearchResponse
+    attempts: list[ToolStatus]
+    """Status of every attempt, retries included; the last one is `response.status`."""
+
+
+class TextBlob(BaseEvent):
+    type: Literal["text_blob"] = "text_blob"
+    digest: str
+    """sha256 of the text; events refer to the text by this digest."""
+    text: str
+
+
+class SentenceSpan(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    sid: str
+    index: int
+    start: int
+    end: int
+    """Character offsets into the document text blob."""
+
+
+class DocumentRead(BaseEvent):
+    type: Literal["document_read"] = "document_read"
+    doc_id: str
+    status: ToolStatus
+    attempts: list[ToolStatus]
+    title: str = ""
+    url: str | None = None
+    publisher: str | None = None
+    published: str | None = None
+    source_type: str | None = None
+    text_digest: str | None = None
+    """Digest of the `text_blob` holding the document text (stored once per file)."""
+    sentences: list[SentenceSpan] = Field(default_factory=list)
+    error: str | None = None
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+class CardCreated(BaseEvent):
+    type: Literal["card_created"] = "card_created"
+    card: EvidenceCard
+
+
+class CardRejected(BaseEvent):
+    type: Literal["card_rejected"] = "card_rejected"
+    rejected: RejectedText
+
+
+class ConflictMarked(BaseEvent):
+    type: Literal["conflict_marked"] = "conflict_marked"
+    card_id: str
+    other_card_id: str
+    reason: str
+
+
+# --------------------------------------------------------------------------- claims
+
+
+class ClaimDrafted(BaseEvent):
+    type: Literal["claim_drafted"] = "claim_drafted"
+    claim: Claim
+
+
+class EvidenceBound(BaseEvent):
+    type: Literal["binding"] = "binding"
+    claim_id: str
+    card_ids: list[str]
+
+
+class VerdictReached(BaseEvent):
+    type: Literal["verdict"] = "verdict"
+    record: VerdictRecord
+    pass_: int = Field(default=1, alias="pass")
+    """1 for the first check, 2 for the check after a rewrite."""
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class ClaimRewritten(BaseEvent):
+    type: Literal["rewrite"] = "rewrite"
+    claim_id: str
+    old_text: str
+    new_text: str
+    reason: str
+
+
+class ClaimDropped(BaseEvent):
+    type: Literal["drop"] = "drop"
+    claim_id: str
+    verdict: Verdict
+    reason: str
+
+
+class DeadEnd(BaseEvent):
+    type: Literal["dead_end"] = "dead_end"
+    queries_tried: list[str]
+    angles_tried: list[str]
+    reason: str
+
+
+# --------------------------------------------------------------------------- outcome
+
+
+class ReportWritten(BaseEvent):
+    type: Literal["report"] = "report"
+    report: Report
+
+
+class RunOutcome(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    status: Literal["completed", "failed"]
+    stop_reason: str
+    counts: dict[str, int]
+    """searches, reads, cards, rejected, claims, kept, dropped, rewrites, tool_errors..."""
+    metrics: dict[str, float | None]
+    """Outcome metrics computed from the ledger; None means not computed."""
+
+
+class RunFinished(BaseEvent):
+    type: Literal["run_finished"] = "run_finished"
+    outcome: RunOutcome
+
+
+class RunMeta(BaseEvent):
+    """The one non-deterministic block: wall-clock times, latencies and host facts."""
+
+    type: Literal["run_meta"] = "run_meta"
+    started_at: str
+    finished_at: str
+    wall_ms: float
+    host: dict[str, str]
+    latency_ms: dict[str, float]
+    """Tool-call latency by event seq (as a string key)."""
+
+
+Event = Union[
+    PlanCreated,
+    SubQuestionAdded,
+    SubQuestionStatusChanged,
+    AngleDecision,
+    ReadDecision,
+    KeepDecision,
+    StopDecision,
+    QueryIssued,
+    SearchResult,
+    TextBlob,
+    DocumentRead,
+    CardCreated,
+    CardRejected,
+    ConflictMarked,
+    ClaimDrafted,
+    EvidenceBound,
+    VerdictReached,
+    ClaimRewritten,
+    ClaimDropped,
+    DeadEnd,
+    ReportWritten,
+    RunFinished,
+    RunMeta,
+]
+AnyEvent = Annotated[Event, Field(discriminator="type")]
+
+DECISION_TYPES: frozenset[str] = frozenset({"angle_decision", "read_decision", "keep_decision", "stop_decision"})
+NONDETERMINISTIC_TYPES: frozenset[str] = frozenset({"run_meta"})
+
+
+@cache
+def event_adapter() -> TypeAdapter[Any]:
+    """The one cached TypeAdapter for the event union."""
+    return TypeAdapter(AnyEvent)
+
+
+def parse_event(data: dict[str, Any]) -> Event:
+    return event_adapter().validate_python(data)
+
+
+def event_to_dict(event: BaseEvent) -> dict[str, Any]:
+    return event.model_dump(mode="json", by_alias=True)

@@ -1,0 +1,101 @@
+"""The run header: line 1 of every run file, holding everything needed to re-run it.
+
+`schema_version` lives here and only here. Newer versions are refused with a clear
+message; older ones are migrated on read (see `SCHEMA_CHANGES`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SCHEMA_VERSION = 1
+SCHEMA_CHANGES: dict[int, str] = {
+    1: "First version: header line, typed events, text blobs, run_meta trailer.",
+}
+
+
+class NewerSchemaError(ValueError):
+    """The file was written by a newer citeloop than this one."""
+
+
+def content_digest(value: Any) -> str:
+    """sha256 of canonical JSON: the project's one content-addressing rule."""
+    blob = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ComponentRef(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    name: str
+    """Registry name (or `module:attr` path)."""
+    version: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    """Arguments the component was built with."""
+
+
+class BranchOrigin(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    parent_run_id: str
+    branch_seq: int
+    """Seq of the decision event in the parent that was forced."""
+    forced_choice: Any
+    continuation_policy: str
+
+
+class RunSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    question: str
+    seed: int
+    config: dict[str, Any]
+    """The resolved research config."""
+    config_digest: str
+    planner: ComponentRef
+    policies: dict[str, ComponentRef]
+    """Policy per decision kind: `stop`, `angle`, `read`."""
+    tools: dict[str, ComponentRef]
+    verifier: ComponentRef
+    prompt_versions: dict[str, str] = Field(default_factory=dict)
+    corpus_fingerprint: str
+    corpus_source: str
+    """`embedded` or the path the corpus was loaded from."""
+    packages: dict[str, str]
+    """Versions of citeloop and the libraries that shape results."""
+    branch: BranchOrigin | None = None
+
+
+class RunHeader(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: Literal["run_header"] = "run_header"
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    spec: RunSpec
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_version(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        version = data.get("schema_version", SCHEMA_VERSION)
+        if not isinstance(version, int):
+            raise ValueError(f"schema_version must be an integer, got {version!r}")
+        if version > SCHEMA_VERSION:
+            raise NewerSchemaError(
+                f"run file has schema_version {version}, but this citeloop reads up to "
+                f"{SCHEMA_VERSION}; upgrade citeloop to read it"
+            )
+        return migrate_header(data)
+
+
+def migrate_header(data: dict[str, Any]) -> dict[str, Any]:
+    """Bring an older header up to SCHEMA_VERSION, one step at a time."""
+    version = data.get("schema_version", SCHEMA_VERSION)
+    data = dict(data)
+    if version < 1:
+        raise ValueError(f"schema_version {version} predates citeloop's first format (1)")
+    # Future migrations: `if version == 1: ...; version = 2`.
+    data["schema_version"] = SCHEMA_VERSION
+    return data

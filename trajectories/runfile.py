@@ -1,0 +1,228 @@
+"""Run files: append-only JSON Lines (optionally zstd), their sinks and a torn-tolerant reader.
+
+Line 1 is the `RunHeader`; every later line is one event. A sink receives the header and
+events as the runtime emits them: `FileSink` appends and flushes each line (so a crash
+loses at most the line being written), `MemorySink` keeps them, `NullSink` drops them.
+`read_run` loads a file up to its last complete, valid event and says where it stopped.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from pydantic import ValidationError
+
+from trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, Event, TextBlob, event_to_dict, parse_event
+from trajectories.header import RunHeader
+
+
+class RunFileError(ValueError):
+    """A run file cannot be read at all (missing, empty, bad header, newer schema)."""
+
+
+def dumps_line(obj: dict[str, Any]) -> str:
+    # sort_keys keeps lines byte-stable whatever order fields were set in
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+class EventSink(Protocol):
+    def write_header(self, header: RunHeader) -> None: ...
+    def write(self, event: BaseEvent) -> None: ...
+    def close(self) -> None: ...
+
+
+class NullSink:
+    """Drops everything; the baseline for measuring capture overhead."""
+
+    def write_header(self, header: RunHeader) -> None:
+        pass
+
+    def write(self, event: BaseEvent) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class MemorySink:
+    header: RunHeader | None = None
+    events: list[BaseEvent] = field(default_factory=list)
+
+    def write_header(self, header: RunHeader) -> None:
+        self.header = header
+
+    def write(self, event: BaseEvent) -> None:
+        self.events.append(event)
+
+    def close(self) -> None:
+        pass
+
+
+class FileSink:
+    """Appends one JSON line per record; `.zst` paths are written as a zstd stream.
+
+    `append=True` continues an existing (possibly torn) file: used by resume, after the
+    torn tail has been truncated by `truncate_torn_tail`.
+    """
+
+    def __init__(self, path: Path, append: bool = False) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._compressed = self.path.suffix == ".zst"
+        self._raw: IO[bytes] = open(self.path, "ab" if append else "wb")
+        self._out: IO[bytes]
+        if self._compressed:
+            import zstandard
+
+            self._out = zstandard.ZstdCompressor().stream_writer(self._raw, closefd=False)
+        else:
+            self._out = self._raw
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        self._out.write(dumps_line(obj).encode("utf-8"))
+        if self._compressed:
+            import zstandard
+
+            self._out.flush(zstandard.FLUSH_FRAME)
+        self._raw.flush()
+
+    def write_header(self, header: RunHeader) -> None:
+        self._line(header.model_dump(mode="json"))
+
+    def write(self, event: BaseEvent) -> None:
+        self._line(event_to_dict(event))
+
+    def close(self) -> None:
+        if self._compressed:
+            self._out.close()
+        self._raw.close()
+
+
+@dataclass
+class RunFile:
+    """A loaded run. `torn` says the file ended mid-way; `problem` says why it stopped."""
+
+    path: Path | None
+    header: RunHeader
+    events: list[Event]
+    torn: bool = False
+    problem: str | None = None
+    good_bytes: int = 0
+    """Length of the valid prefix of the (decompressed) file."""
+
+    @property
+    def run_id(self) -> str:
+        return self.header.run_id
+
+    @property
+    def finished(self) -> bool:
+        return any(e.type == "run_finished" for e in self.events)
+
+    def blobs(self) -> dict[str, str]:
+        return {e.digest: e.text for e in self.events if isinstance(e, TextBlob)}
+
+    def of_type(self, type_name: str) -> list[Event]:
+        return [e for e in self.events if e.type == type_name]
+
+
+def _read_bytes(path: Path) -> bytes:
+    data = path.read_bytes()
+    if path.suffix == ".zst":
+        import zstandard
+
+        # Decompress frame by frame: a torn last frame must not lose the good ones.
+        out = bytearray()
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
+        try:
+            while chunk := reader.read(1 << 16):
+                out += chunk
+        except zstandard.ZstdError:
+            pass
+        return bytes(out)
+    return data
+
+
+def read_run(path: str | Path) -> RunFile:
+    """Load a run file up to its last complete, valid event."""
+    path = Path(path)
+    if not path.exists():
+        raise RunFileError(f"{path}: no such run file")
+    return parse_run_bytes(_read_bytes(path), path)
+
+
+def parse_run_bytes(data: bytes, path: Path | None = None) -> RunFile:
+    where = str(path) if path else "<run>"
+    if not data.strip():
+        raise RunFileError(f"{where}: file is empty; a run file starts with a run_header line")
+    lines = data.split(b"\n")
+    try:
+        header_obj = json.loads(lines[0])
+    except json.JSONDecodeError as exc:
+        raise RunFileError(f"{where}: line 1 is not valid JSON ({exc.msg}); is this a citeloop run file?") from exc
+    if not isinstance(header_obj, dict) or header_obj.get("type") != "run_header":
+        raise RunFileError(f"{where}: line 1 is not a run_header; is this a citeloop run file?")
+    try:
+        header = RunHeader.model_validate(header_obj)
+    except ValidationError as exc:
+        raise RunFileError(f"{where}: bad run header: {_first_error(exc)}") from exc
+    except ValueError as exc:  # NewerSchemaError and friends raised by the validator
+        raise RunFileError(f"{where}: {exc}") from exc
+
+    events: list[Event] = []
+    offset = len(lines[0]) + 1
+    problem = None
+    for number, raw in enumerate(lines[1:], start=2):
+        is_last = number == len(lines)
+        if not raw.strip():
+            if is_last:
+                break
+            problem = f"line {number} is blank"
+            break
+        if is_last:
+            # No trailing newline: the writer died mid-line.
+            problem = f"line {number} is incomplete (no newline)"
+            break
+        try:
+            event = parse_event(json.loads(raw))
+        except json.JSONDecodeError as exc:
+            problem = f"line {number} is not valid JSON ({exc.msg})"
+            break
+        except ValidationError as exc:
+            problem = f"line {number} is not a valid event: {_first_error(exc)}"
+            break
+        expected = len(events)
+        if event.seq != expected:
+            problem = f"line {number} has seq {event.seq}, expected {expected}"
+            break
+        events.append(event)
+        offset += len(raw) + 1
+    return RunFile(
+        path=path, header=header, events=events, torn=problem is not None, problem=problem, good_bytes=offset
+    )
+
+
+def truncate_torn_tail(path: Path, run: RunFile) -> None:
+    """Cut a plain-text run file back to its last good event so appending can resume."""
+    if path.suffix == ".zst":
+        raise RunFileError(f"{path}: resuming a compressed run file is not supported; decompress it first")
+    with open(path, "r+b") as handle:
+        handle.truncate(run.good_bytes)
+
+
+def deterministic_lines(path: str | Path) -> list[str]:
+    """The run's lines without the wall-clock metadata block: what determinism compares."""
+    run = read_run(path)
+    lines = [dumps_line(run.header.model_dump(mode="json"))]
+    lines += [dumps_line(event_to_dict(e)) for e in run.events if e.type not in NONDETERMINISTIC_TYPES]
+    return lines
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(part) for part in err["loc"])
+    return f"{loc}: {err['msg']}" if loc else err["msg"]
