@@ -54,15 +54,15 @@ class DeadEndRule(Section):
 
 
 class SearchSettings(Section):
-    k: int = Field(5, ge=1, le=50)
+    k: int = Field(10, ge=1, le=50)
     """Hits per search."""
 
 
 class ReadSettings(Section):
-    reads_per_search: int = Field(2, ge=1)
+    reads_per_search: int = Field(3, ge=1)
     min_hit_relevance: float = Field(0.2, ge=0, le=1)
     """Share of the query's key terms a hit's title+snippet must cover to be worth reading."""
-    cards_per_doc: int = Field(2, ge=1)
+    cards_per_doc: int = Field(3, ge=1)
     min_card_relevance: float = Field(0.25, ge=0, le=1)
     context_sentences: int = Field(1, ge=0)
     """Neighbouring sentences kept on each side of a quote."""

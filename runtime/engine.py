@@ -50,9 +50,13 @@ from trajectories.events import (
     SubQuestionStatusChanged,
 )
 from trajectories.header import RunHeader
-from trajectories.models import Plan, ReadResponse, RejectedText, Report, SubQuestion
+from trajectories.models import Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
 
 HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
+CALENDAR_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
 
 
 @dataclass
@@ -117,6 +121,9 @@ class ResearchEngine:
             for sq in plan.sub_questions
         }
         self.resolved: dict[str, str] = {}
+        self.seen_titles: set[str] = set()
+        self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
+        self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
         self.searches = self.reads = 0
         gains: list[int] = []
         new_cards: list[int] = []
@@ -233,13 +240,43 @@ class ResearchEngine:
                 out.append(AngleCandidate(angle=angle, query=query))
         return out
 
+    @staticmethod
+    def _names(title: str, names: set[str]) -> bool:
+        return title.lower() in names or title.lower().split(" (")[0] in names
+
+    def _known_leads(self, state: SubQuestionState) -> tuple[list[SearchHit], int | None]:
+        """Unread hits from earlier searches whose title names this sub-question's entity."""
+        names = {e.lower() for e in state.entities}
+        leads = [
+            (hit, seq) for hit, seq in self.seen_hits.values()
+            if hit.doc_id not in self.ledger.documents and self._names(hit.title, names)
+        ]
+        if not leads:
+            return [], None
+        return [hit.model_copy(update={"subq": state.sq.id}) for hit, _ in leads], leads[0][1]
+
     def _work_on(self, state: SubQuestionState, round_no: int) -> None:
         rec, sid = self.rec, state.sq.id
         if state.status == "pending":
             self._set_status(state, "searching", f"round {round_no}: most urgent open sub-question")
+        names = {e.lower() for e in state.entities}
+        for doc, read_seq in list(self.read_docs.values()):
+            # A document another sub-question already read, about this one's entity: reuse it.
+            if state.query and self._names(doc.title, names) and not self.ledger.cards_for_doc(sid, doc.doc_id):
+                self._keep_evidence(state, state.query, doc, read_seq)
+        self._update_status(state)
+        if state.status == "satisfied":
+            return
+        leads, lead_seq = self._known_leads(state)
+        if leads and state.query:
+            # Following a lead an earlier search already returned costs a read, not a search.
+            self._read_hits(state, state.query, leads, lead_seq)  # type: ignore[arg-type]
+            self._update_status(state)
+            if state.status == "satisfied":
+                return
         candidates = self._angle_candidates(state)
         angle_state = AngleState(round=round_no, base_query=state.query or "", tried_queries=list(state.queries),
-                                 deficit=self._deficit(sid))
+                                 deficit=self._deficit(sid), dependent=bool(state.sq.depends_on))
         choice = self.policies.angle.choose_angle(angle_state, candidates)
         picked = candidates[int(choice.value)]  # type: ignore[call-overload]
         decision = rec.emit(AngleDecision, subq=sid, state=angle_state, candidates=[c.query for c in candidates],
@@ -261,6 +298,9 @@ class ResearchEngine:
         if response.status not in ("ok", "empty"):
             state.tool_errors.append(response.status)
         elif response.status == "ok":
+            self.seen_titles.update(h.title for h in response.hits)
+            for hit in response.hits:
+                self.seen_hits.setdefault(hit.doc_id, (hit, result.seq))
             self._read_hits(state, picked.query, response.hits, result.seq)
         self._update_status(state)
 
@@ -284,8 +324,10 @@ class ResearchEngine:
             self.reads += 1
             state.reads += 1
             if doc.status != "ok":
-                state.tool_errors.append(doc.status)
+                if doc.status != "empty":  # `empty` is a real answer, not a failed call
+                    state.tool_errors.append(doc.status)
                 continue
+            self.read_docs[doc.doc_id] = (doc, read_event.seq)
             self._keep_evidence(state, query, doc, read_event.seq)
 
     def _record_read(self, sid: str, doc: ReadResponse, attempts, parent: int) -> DocumentRead:
@@ -309,10 +351,12 @@ class ResearchEngine:
         key = content_terms(f"{query} {' '.join(state.entities)}")
         title_terms = content_terms(doc.title)
         candidates: list[KeepCandidate] = []
+        injected: set[str] = set()
         for s in doc.sentences:
             clean = strip_invisible(s.text)
             finding = detect_injection(clean)
             if finding is not None:
+                injected.add(s.sid)
                 rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(
                     doc_id=doc.doc_id, sentence_ids=[s.sid], reason="injection", detail=finding.reason))
                 continue
@@ -324,9 +368,11 @@ class ResearchEngine:
         decision = rec.emit(KeepDecision, parent=parent, subq=sid, doc_id=doc.doc_id, candidates=candidates,
                             choice=chosen, policy=self.policies.read.ref, reason=choice.reason)
         by_sid = {c.sid: c for c in candidates}
-        index_of = {s.sid: s.index for s in doc.sentences}
+        # Injected sentences leave the document before cards are cut, so they cannot ride
+        # into a card's context (and from there into the report) as a neighbour of a quote.
         clean_doc = doc.model_copy(update={"sentences": [
-            s.model_copy(update={"text": strip_invisible(s.text)}) for s in doc.sentences]})
+            s.model_copy(update={"text": strip_invisible(s.text)}) for s in doc.sentences if s.sid not in injected]})
+        index_of = {s.sid: i for i, s in enumerate(clean_doc.sentences)}
         for cand in candidates:
             if cand.sid not in chosen:
                 continue
@@ -374,26 +420,33 @@ class ResearchEngine:
                 self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
 
     def _bridge_entity(self, sid: str) -> str:
-        """The entity the evidence of `sid` names that the question does not: the next hop's subject."""
+        """The entity the evidence of `sid` names that the question does not: the next hop's subject.
+
+        Scored by the relevance of the best card naming it, with bonuses for names inside a
+        quote (not just the document title), for multi-word or quoted names, and for names
+        that are themselves titles of documents the searches returned.
+        """
         question_tokens = set(tokenize(self.plan.question))
         best: dict[str, float] = {}
-        mentions: dict[str, int] = {}
         order: list[str] = []
         for card in sorted(self.ledger.cards_for(sid), key=lambda c: -c.grade.relevance):
-            for name in dict.fromkeys([*entity_spans(card.quote), card.title]):
+            quote_names = entity_spans(card.quote)
+            for name in dict.fromkeys([*quote_names, card.title]):
                 tokens = tokenize(name)
-                if not tokens or name.isdigit() or sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+                if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
                     continue
+                if sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+                    continue
+                score = card.grade.relevance
+                score += 0.5 if name in quote_names else 0.0
+                score += 0.3 if len(tokens) > 1 else 0.0
+                score += 0.4 if name in self.seen_titles else 0.0
                 if name not in best:
                     order.append(name)
-                # The most relevant card decides; a name inside a quote beats a document title,
-                # and being named by several cards only breaks near-ties.
-                score = card.grade.relevance + (0.5 if name != card.title else 0.0)
                 best[name] = max(best.get(name, 0.0), score)
-                mentions[name] = mentions.get(name, 0) + 1
         if not best:
             return ""
-        return max(order, key=lambda n: (best[n] + 0.05 * (mentions[n] - 1), -order.index(n)))
+        return max(order, key=lambda n: (best[n], -order.index(n)))
 
     def _set_status(self, state: SubQuestionState, new: str, reason: str, resolved_query: str | None = None) -> None:
         if state.status == new:

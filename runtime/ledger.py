@@ -182,6 +182,9 @@ class Ledger:
     def cards_for(self, subq: str) -> list[EvidenceCard]:
         return [c for c in self.cards.values() if c.subq == subq]
 
+    def cards_for_doc(self, subq: str, doc_id: str) -> list[EvidenceCard]:
+        return [c for c in self.cards.values() if c.subq == subq and c.doc_id == doc_id]
+
     def independent_sources(self, card_ids: list[str]) -> int:
         return len({self.cards[c].cluster_id for c in card_ids if c in self.cards})
 

@@ -19,7 +19,13 @@ from runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
 from trajectories.models import Axis, Plan, Premise, SubQuestion
 
 SLOT = re.compile(r"\{(sq\d+)\}")
-RELATIVE = re.compile(r"\s(?:,\s*)?\b(that|which|who|whose|where|when)\b\s", re.IGNORECASE)
+# A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
+RELATIVE = re.compile(
+    r"(?<!\bto)(?<!\bin)(?<!\bof)(?<!\bby)(?<!\bfor)(?<!\bwith)(?<!\bat)(?<!\bfrom)(?<!\bon)"
+    r"(?<!\bis)(?<!\bwas)(?<!\bare)(?<!\bwere)"
+    r"\s(?:,\s*)?\b(that|which|who|whose|where|when)\b\s",
+    re.IGNORECASE,
+)
 COMPARISON_CUES = re.compile(
     r"\b(both|same|either|older|younger|earlier|later|first|more|less|fewer|larger|smaller|"
     r"longer|shorter|higher|lower|bigger|taller|closer|farther)\b",
@@ -91,7 +97,9 @@ class RulePlanner:
         first = body.split()[0].lower()
         joined = re.search(r"\b(and|or)\b", body, re.IGNORECASE) is not None
         yes_no = first in {"are", "were", "is", "was", "do", "did", "does", "which", "who"}
-        return joined and yes_no and COMPARISON_CUES.search(body) is not None
+        # "Which singer is American, Mark King or Nick Hexum?" compares without a cue word.
+        either_or = re.search(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1]), body) is not None
+        return joined and yes_no and (COMPARISON_CUES.search(body) is not None or either_or)
 
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
         compared = named[:4]

@@ -86,6 +86,8 @@ class AngleState(BaseModel):
     tried_queries: list[str]
     deficit: int
     """Evidence sources still needed by this sub-question."""
+    dependent: bool = False
+    """The query carries an entity found by an earlier hop."""
 
 
 class AngleDecision(BaseEvent):

@@ -130,21 +130,32 @@ class RunFile:
         return [e for e in self.events if e.type == type_name]
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(path: Path) -> tuple[bytes, str | None]:
+    """The file's (decompressed) bytes, and why a compressed stream stopped early, if it did."""
     data = path.read_bytes()
-    if path.suffix == ".zst":
-        import zstandard
+    if path.suffix != ".zst":
+        return data, None
+    import zstandard
 
-        # Decompress frame by frame: a torn last frame must not lose the good ones.
-        out = bytearray()
-        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(data), read_across_frames=True)
-        try:
-            while chunk := reader.read(1 << 16):
-                out += chunk
-        except zstandard.ZstdError:
-            pass
-        return bytes(out)
-    return data
+    # Decompress frame by frame: a torn last frame must not lose the good ones, and must
+    # not pass silently either (a stream reader just reports EOF on a cut frame).
+    dctx = zstandard.ZstdDecompressor()
+    out = bytearray()
+    frame = dctx.decompressobj()
+    in_frame = False
+    for start in range(0, len(data), 1 << 16):
+        chunk = data[start : start + (1 << 16)]
+        while chunk:
+            try:
+                out += frame.decompress(chunk)
+            except zstandard.ZstdError as exc:
+                return bytes(out), f"compressed stream is damaged ({exc})"
+            in_frame = True
+            if not frame.eof:
+                break
+            chunk = frame.unused_data
+            frame, in_frame = dctx.decompressobj(), False
+    return bytes(out), ("compressed stream ends inside a frame" if in_frame else None)
 
 
 def read_run(path: str | Path) -> RunFile:
@@ -152,11 +163,15 @@ def read_run(path: str | Path) -> RunFile:
     path = Path(path)
     if not path.exists():
         raise RunFileError(f"{path}: no such run file")
-    return parse_run_bytes(_read_bytes(path), path)
+    data, stream_problem = _read_bytes(path)
+    return parse_run_bytes(data, path, stream_problem=stream_problem)
 
 
-def parse_run_bytes(data: bytes, path: Path | None = None) -> RunFile:
+def parse_run_bytes(data: bytes, path: Path | None = None, stream_problem: str | None = None) -> RunFile:
+    """Parse run-file bytes; `stream_problem` says the (decompressed) bytes stop early."""
     where = str(path) if path else "<run>"
+    if not data.strip() and stream_problem:
+        raise RunFileError(f"{where}: {stream_problem} before line 1 could be read")
     if not data.strip():
         raise RunFileError(f"{where}: file is empty; a run file starts with a run_header line")
     lines = data.split(b"\n")
@@ -168,10 +183,8 @@ def parse_run_bytes(data: bytes, path: Path | None = None) -> RunFile:
         raise RunFileError(f"{where}: line 1 is not a run_header; is this a citeloop run file?")
     try:
         header = RunHeader.model_validate(header_obj)
-    except ValidationError as exc:
+    except ValidationError as exc:  # NewerSchemaError arrives wrapped in here too
         raise RunFileError(f"{where}: bad run header: {_first_error(exc)}") from exc
-    except ValueError as exc:  # NewerSchemaError and friends raised by the validator
-        raise RunFileError(f"{where}: {exc}") from exc
 
     events: list[Event] = []
     offset = len(lines[0]) + 1
@@ -201,6 +214,8 @@ def parse_run_bytes(data: bytes, path: Path | None = None) -> RunFile:
             break
         events.append(event)
         offset += len(raw) + 1
+    if problem is None and stream_problem:
+        problem = f"line {len(events) + 2}: {stream_problem}"
     return RunFile(
         path=path, header=header, events=events, torn=problem is not None, problem=problem, good_bytes=offset
     )
@@ -211,7 +226,13 @@ def truncate_torn_tail(path: Path, run: RunFile) -> None:
     if path.suffix == ".zst":
         raise RunFileError(f"{path}: resuming a compressed run file is not supported; decompress it first")
     with open(path, "r+b") as handle:
-        handle.truncate(run.good_bytes)
+        size = handle.seek(0, io.SEEK_END)
+        if run.good_bytes > size:
+            # Only a header whose newline never reached the disk: complete it, or the
+            # next appended event would be glued onto line 1.
+            handle.write(b"\n")
+        else:
+            handle.truncate(run.good_bytes)
 
 
 def deterministic_lines(path: str | Path) -> list[str]:
@@ -225,4 +246,7 @@ def deterministic_lines(path: str | Path) -> list[str]:
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(part) for part in err["loc"])
-    return f"{loc}: {err['msg']}" if loc else err["msg"]
+    # A ValueError raised by a validator: its own message, without pydantic's "Value error, ".
+    cause = err.get("ctx", {}).get("error")
+    msg = str(cause) if err["type"] == "value_error" and cause is not None else err["msg"]
+    return f"{loc}: {msg}" if loc else msg

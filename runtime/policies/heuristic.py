@@ -6,7 +6,12 @@ from runtime.config import ReadSettings
 from runtime.policies.base import AngleCandidate, Choice
 from trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
-ANGLE_ORDER = ("base", "entity", "relation", "context", "question", "gap_followup")
+# A first search casts wide (the sub-question in the context of the whole question) so its
+# hits can serve sibling sub-questions as leads; a later hop already knows its entity and
+# goes narrow first.
+BROAD_FIRST = ("question", "context", "base", "entity", "relation", "gap_followup")
+NARROW_FIRST = ("base", "entity", "relation", "context", "question", "gap_followup")
+ANGLE_ORDER = NARROW_FIRST
 
 
 class HeuristicStop:
@@ -33,11 +38,11 @@ class HeuristicAngle:
 
     def choose_angle(self, state: AngleState, candidates: list[AngleCandidate]) -> Choice:
         tried = set(state.tried_queries)
-        for angle in ANGLE_ORDER:
+        for angle in NARROW_FIRST if state.dependent else BROAD_FIRST:
             for i, c in enumerate(candidates):
                 if c.angle == angle and c.query not in tried:
                     return Choice(i, f"first untried angle in order: {angle}")
-        return Choice(0, "every angle tried; falling back to the base query")
+        return Choice(0, "every angle tried; falling back to the first candidate")
 
 
 class HeuristicRead:

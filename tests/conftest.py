@@ -1,0 +1,25 @@
+"""Fixtures shared by the test files: a private index cache and one loaded research kit."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from runtime.session import ResearchKit
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_citeloop_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """No test may read or write the user's real index cache."""
+    cache = tmp_path_factory.mktemp("citeloop-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CITELOOP_CACHE", str(cache))
+        yield cache
+
+
+@pytest.fixture(scope="session")
+def kit(tmp_path_factory: pytest.TempPathFactory) -> ResearchKit:
+    """The embedded corpus and its BM25 index, built once per test session."""
+    return ResearchKit.load(cache_dir=tmp_path_factory.mktemp("index"))

@@ -1,0 +1,132 @@
+"""The rule planner's decompositions and the plan gate (`validate_plan`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from runtime.planner import PlanValidationError, QuestionError, RulePlanner, validate_plan
+from trajectories.models import Axis, Plan, SubQuestion
+
+LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
+COMPARISON = "Are Christopher Nolan and Sathish Kalathil both film directors?"
+FACTOID = "Who directed Maximum Overdrive?"
+
+
+@pytest.fixture(scope="module")
+def planner() -> RulePlanner:
+    return RulePlanner()
+
+
+def test_bridge_question_becomes_a_chain_of_hops(planner: RulePlanner) -> None:
+    plan = planner.plan(LELAND)
+    assert plan.question_type == "bridge"
+    by_id = {s.id: s for s in plan.sub_questions}
+    assert set(by_id) >= {"sq1", "sq2"}
+    assert by_id["sq1"].depends_on == []
+    assert "leland" in by_id["sq1"].search_query.lower()
+    assert by_id["sq2"].depends_on == ["sq1"]
+    assert "{sq1}" in by_id["sq2"].search_query
+    assert 2 <= len(plan.axes) <= 5
+    for sq in plan.sub_questions:
+        assert sq.stop_condition.strip(), sq.id
+        assert sq.expected_claims, sq.id
+    assert plan.premises, "a bridge question presupposes the bridge entity exists"
+    assert all(p.subq in by_id for p in plan.premises)
+    assert "Leland" in plan.entities
+
+
+def test_comparison_question_gets_one_subquestion_per_entity(planner: RulePlanner) -> None:
+    plan = planner.plan(COMPARISON)
+    assert plan.question_type == "comparison"
+    assert len(plan.sub_questions) == 2
+    queries = [s.search_query for s in plan.sub_questions]
+    assert "Christopher Nolan" in queries[0] and "Sathish Kalathil" not in queries[0]
+    assert "Sathish Kalathil" in queries[1] and "Christopher Nolan" not in queries[1]
+    assert all(not s.depends_on for s in plan.sub_questions), "compared entities are independent"
+    assert len({s.axis for s in plan.sub_questions}) == 2
+
+
+def test_factoid_without_relative_clause_has_anchor_and_answer(planner: RulePlanner) -> None:
+    plan = planner.plan(FACTOID)
+    assert plan.question_type == "factoid"
+    assert [s.id for s in plan.sub_questions] == ["sq1", "sq2"]
+    assert "Maximum Overdrive" in plan.sub_questions[0].search_query
+    assert plan.sub_questions[1].depends_on == ["sq1"]
+
+
+def test_planner_output_is_deterministic(planner: RulePlanner) -> None:
+    assert planner.plan(LELAND) == RulePlanner().plan(LELAND)
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\n\t", "the of and?", "What is this?", "?!"])
+def test_unresearchable_questions_raise_question_error(planner: RulePlanner, question: str) -> None:
+    with pytest.raises(QuestionError):
+        planner.plan(question)
+
+
+def test_empty_question_message_says_empty(planner: RulePlanner) -> None:
+    with pytest.raises(QuestionError, match="empty"):
+        planner.plan("   ")
+
+
+# --------------------------------------------------------------------------- the plan gate
+
+
+def _sq(sid: str, axis: str, query: str = "leland film", depends: list[str] | None = None,
+        stop: str = "one independent source states it") -> SubQuestion:
+    return SubQuestion(id=sid, axis=axis, question=f"{sid}?", search_query=query, stop_condition=stop,
+                       depends_on=depends or [], expected_claims=[f"{sid} claim"])
+
+
+def _plan(subs: list[SubQuestion], axes: list[str] | None = None) -> Plan:
+    axis_ids = axes if axes is not None else sorted({s.axis for s in subs})
+    return Plan(question="q?", question_type="bridge", scope_in=["x"], scope_out=["y"],
+                axes=[Axis(id=a, title=a) for a in axis_ids], sub_questions=subs, premises=[],
+                assumptions=[], entities=[])
+
+
+def _reasons(plan: Plan) -> list[str]:
+    with pytest.raises(PlanValidationError) as info:
+        validate_plan(plan)
+    return info.value.reasons
+
+
+def test_valid_hand_made_plan_passes() -> None:
+    validate_plan(_plan([_sq("sq1", "a1"), _sq("sq2", "a2", "{sq1} director", ["sq1"])]))
+
+
+def test_gate_rejects_cycle() -> None:
+    plan = _plan([_sq("sq1", "a1"), _sq("sq2", "a2", depends=["sq3"]), _sq("sq3", "a2", depends=["sq2"])])
+    assert any("cycle" in r for r in _reasons(plan))
+
+
+def test_gate_rejects_unknown_dependency() -> None:
+    plan = _plan([_sq("sq1", "a1"), _sq("sq2", "a2", depends=["sq9"])])
+    assert any("unknown sub-question 'sq9'" in r for r in _reasons(plan))
+
+
+def test_gate_rejects_slot_without_dependency() -> None:
+    plan = _plan([_sq("sq1", "a1"), _sq("sq2", "a2", "{sq1} director")])
+    assert any("slot {sq1}" in r and "sq2" in r for r in _reasons(plan))
+
+
+def test_gate_rejects_axis_without_subquestion() -> None:
+    plan = _plan([_sq("sq1", "a1"), _sq("sq2", "a1")], axes=["a1", "a2"])
+    assert any("axis a2" in r and "no sub-question" in r for r in _reasons(plan))
+
+
+def test_gate_rejects_single_subquestion() -> None:
+    plan = _plan([_sq("sq1", "a1")])
+    assert any("1 sub-questions; a plan needs between 2" in r for r in _reasons(plan))
+
+
+def test_gate_rejects_missing_stop_condition() -> None:
+    plan = _plan([_sq("sq1", "a1"), _sq("sq2", "a2", stop=" ")])
+    assert any("sq2 has no stop condition" in r for r in _reasons(plan))
+
+
+def test_gate_reports_every_problem_at_once() -> None:
+    plan = _plan([_sq("sq1", "a1", depends=["sq2"]), _sq("sq2", "a2", "{sq3} x", depends=["sq1"], stop="")])
+    reasons = _reasons(plan)
+    assert len(reasons) >= 4, reasons
+    assert any("nothing can start" in r for r in reasons)
