@@ -22,6 +22,8 @@ GOLDEN_PATH = Path(__file__).resolve().parent / "golden" / "leland_heuristic.jso
 
 def normalise(lines: list[str]) -> list[str]:
     """Drop wall-clock lines and blank the package versions in the header."""
+    from trajectories.events import parse_event
+    from trajectories.header import RunHeader
     from trajectories.runfile import dumps_line
 
     out = []
@@ -31,7 +33,9 @@ def normalise(lines: list[str]) -> list[str]:
             continue
         if obj.get("type") == "run_header":
             obj["spec"]["packages"] = {}
-        out.append(dumps_line(obj))
+            out.append(dumps_line(RunHeader.model_validate(obj)))
+        else:
+            out.append(dumps_line(parse_event(obj)))
     return out
 
 

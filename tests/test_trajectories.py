@@ -166,12 +166,11 @@ def test_event_round_trip(cls: type[BaseEvent], event_cases: dict[str, BaseEvent
     event = event_cases.get(_type_name(cls))
     assert event is not None, f"no round-trip case for {cls.__name__}"
     assert type(event) is cls
-    data = event_to_dict(event)
-    line = dumps_line(data)
+    line = dumps_line(event)
     back = parse_event(json.loads(line))
     assert type(back) is cls
     assert back == event
-    assert dumps_line(event_to_dict(back)) == line  # byte-stable on re-serialisation
+    assert dumps_line(back) == line  # byte-stable on re-serialisation
 
 
 def test_verdict_pass_is_written_under_its_alias(event_cases: dict[str, BaseEvent]) -> None:
@@ -187,7 +186,7 @@ def test_unknown_event_type_is_rejected() -> None:
 def test_run_file_lines_are_byte_stable(run_path: Path) -> None:
     lines = run_path.read_text(encoding="utf-8").splitlines(keepends=True)
     for line in lines[1:]:
-        assert dumps_line(event_to_dict(parse_event(json.loads(line)))) == line
+        assert dumps_line(parse_event(json.loads(line))) == line
 
 
 # --------------------------------------------------------------------------- 2. FileSink + read_run
@@ -298,7 +297,7 @@ def test_bad_line_in_the_middle_stops_there_and_resumes(bad_line: bytes | None, 
 
 def test_header_without_its_newline_resumes_on_line_2(captured: Captured, tmp_path: Path) -> None:
     path = tmp_path / "run.jsonl"
-    path.write_bytes(dumps_line(captured.header.model_dump(mode="json")).rstrip("\n").encode("utf-8"))
+    path.write_bytes(dumps_line(captured.header).rstrip("\n").encode("utf-8"))
     run = read_run(path)
     assert run.events == [] and run.header == captured.header
 

@@ -12,11 +12,11 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 from pydantic import ValidationError
 
-from trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, Event, TextBlob, event_to_dict, parse_event
+from trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, Event, TextBlob, parse_event
 from trajectories.header import RunHeader
 
 
@@ -24,9 +24,10 @@ class RunFileError(ValueError):
     """A run file cannot be read at all (missing, empty, bad header, newer schema)."""
 
 
-def dumps_line(obj: dict[str, Any]) -> str:
-    # sort_keys keeps lines byte-stable whatever order fields were set in
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+def dumps_line(record: RunHeader | BaseEvent) -> str:
+    """One record as one JSON line. pydantic writes fields in declaration order, so the
+    bytes are stable; its Rust serializer keeps capture cheap (see eval/bench_runtime.py)."""
+    return record.model_dump_json(by_alias=True) + "\n"
 
 
 class EventSink(Protocol):
@@ -83,8 +84,8 @@ class FileSink:
         else:
             self._out = self._raw
 
-    def _line(self, obj: dict[str, Any]) -> None:
-        self._out.write(dumps_line(obj).encode("utf-8"))
+    def _line(self, record: RunHeader | BaseEvent) -> None:
+        self._out.write(dumps_line(record).encode("utf-8"))
         if self._compressed:
             import zstandard
 
@@ -92,10 +93,10 @@ class FileSink:
         self._raw.flush()
 
     def write_header(self, header: RunHeader) -> None:
-        self._line(header.model_dump(mode="json"))
+        self._line(header)
 
     def write(self, event: BaseEvent) -> None:
-        self._line(event_to_dict(event))
+        self._line(event)
 
     def close(self) -> None:
         if self._compressed:
@@ -238,8 +239,8 @@ def truncate_torn_tail(path: Path, run: RunFile) -> None:
 def deterministic_lines(path: str | Path) -> list[str]:
     """The run's lines without the wall-clock metadata block: what determinism compares."""
     run = read_run(path)
-    lines = [dumps_line(run.header.model_dump(mode="json"))]
-    lines += [dumps_line(event_to_dict(e)) for e in run.events if e.type not in NONDETERMINISTIC_TYPES]
+    lines = [dumps_line(run.header)]
+    lines += [dumps_line(e) for e in run.events if e.type not in NONDETERMINISTIC_TYPES]
     return lines
 
 
