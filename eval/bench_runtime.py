@@ -27,7 +27,14 @@ from runtime.config import ResearchConfig
 from runtime.session import ResearchKit, run_research
 from trajectories.runfile import MemorySink, NullSink
 
-POLICIES = ("heuristic", "naive")
+# name -> (planner, policy spec). `naive` is seed 003's loop: no plan, naive decisions.
+# `naive-policies` keeps citeloop's plan and engine but decides naively: it shows how much
+# of the difference comes from decomposition and how much from the decision policies.
+POLICIES: dict[str, tuple[str, str]] = {
+    "heuristic": ("rule", "heuristic"),
+    "naive": ("naive", "naive"),
+    "naive-policies": ("rule", "naive"),
+}
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -35,12 +42,14 @@ def _mean(values: list[float | None]) -> float | None:
     return round(sum(real) / len(real), 4) if real else None
 
 
-def evaluate(questions: list[GoldQuestion], kit: ResearchKit, policy: str, config: ResearchConfig) -> dict:
+def evaluate(questions: list[GoldQuestion], kit: ResearchKit, name: str, config: ResearchConfig) -> dict:
+    planner, policy = POLICIES[name]
     rows, times = [], []
     for q in questions:
         sink = MemorySink()
         t0 = time.perf_counter()
-        result, _ = run_research(q.question, kit, config, policy_spec=policy, sink=sink, out_dir=None)
+        result, _ = run_research(q.question, kit, config, policy_spec=policy, sink=sink, out_dir=None,
+                                 planner=planner)
         times.append(time.perf_counter() - t0)
         units = run_units(sink.events, q.level)
         rows.append({
@@ -55,7 +64,8 @@ def evaluate(questions: list[GoldQuestion], kit: ResearchKit, policy: str, confi
         })
     times_sorted = sorted(times)
     return {
-        "policy": policy,
+        "policy": name,
+        "planner": planner,
         "questions": len(questions),
         "retrieved_recall": _mean([r["retrieved_recall"] for r in rows]),
         "carded_recall": _mean([r["carded_recall"] for r in rows]),
@@ -122,14 +132,14 @@ def main(argv: list[str] | None = None) -> int:
     results["capture"] = capture_overhead(sets["hotpotqa_100"], kit, config, args.repeats)
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
-    header = f"{'dataset':<14}{'policy':<11}{'retr.R':>8}{'card.R':>8}{'cite.R':>8}{'cite.P':>8}" \
+    header = f"{'dataset':<14}{'policy':<16}{'retr.R':>8}{'card.R':>8}{'cite.R':>8}{'cite.P':>8}" \
              f"{'srch/q':>8}{'read/q':>8}{'cover':>7}{'med ms':>8}{'run/s':>7}"
     print(header)
     print("-" * len(header))
     fmt = lambda v: "   n/a" if v is None else f"{v:.3f}"  # noqa: E731
     for name, by_policy in results["datasets"].items():
         for policy, r in by_policy.items():
-            print(f"{name:<14}{policy:<11}{fmt(r['retrieved_recall']):>8}{fmt(r['carded_recall']):>8}"
+            print(f"{name:<14}{policy:<16}{fmt(r['retrieved_recall']):>8}{fmt(r['carded_recall']):>8}"
                   f"{fmt(r['cited_recall']):>8}{fmt(r['cited_precision']):>8}{r['searches_per_q']:>8.2f}"
                   f"{r['reads_per_q']:>8.2f}{fmt(r['coverage']):>7}{r['median_ms']:>8.1f}{r['runs_per_s']:>7.1f}")
     for name, by_policy in results["datasets"].items():

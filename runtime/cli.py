@@ -23,6 +23,7 @@ def research(
     question: str = typer.Argument(..., help="The question to research."),
     seed: int = typer.Option(0, help="Seed for exploratory policies; same seed, same trajectory."),
     policy: str = typer.Option("heuristic", help="heuristic | explore | naive | stop=NAME,angle=NAME,read=NAME"),
+    planner: str = typer.Option("rule", help="rule (decomposes the question) | naive (seed 003: no plan)"),
     config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
     corpus: Path = typer.Option(None, "--corpus", help="JSONL corpus of {id, title, text, ...}; default: embedded."),
     out: Path = typer.Option(Path("runs"), "--out", help="Directory for the trajectory file."),
@@ -32,7 +33,8 @@ def research(
     """Research a question over the corpus and write its trajectory."""
     cfg = load_config(config)
     kit = ResearchKit.load(corpus)
-    result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out, compress=compress)
+    result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out, compress=compress,
+                                planner=planner)
     if as_json:
         payload = {
             "run_id": result.run_id,

@@ -77,6 +77,10 @@ class LedgerSettings(Section):
 
 class PlannerSettings(Section):
     max_hops: int = Field(4, ge=1, le=6)
+    sources_needed: int = Field(1, ge=1)
+    """Independent sources a sub-question needs before it counts as answered."""
+    answer_sources_needed: int = Field(1, ge=1)
+    """Sources the final hop of a chain (the one that answers the question) needs."""
     expansion_ratio: float = Field(1 / 3, ge=0, le=1)
     """Expansion sub-questions are capped at this share of the original ones (seed 4.2)."""
 

@@ -53,6 +53,25 @@ from trajectories.header import RunHeader
 from trajectories.models import Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
 
 HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
+BRIDGE_LEADS = 1
+"""Bridge candidates kept as names to follow: the best one goes in the query."""
+
+
+def _proximity(quote: str, name: str, question_terms: set[str]) -> float:
+    """1.0 when a question word sits right next to the name ("the soap opera Neighbours"), less further away."""
+    words = tokenize(quote)
+    name_words = tokenize(name)
+    if not name_words:
+        return 0.0
+    starts = [i for i in range(len(words)) if words[i : i + len(name_words)] == name_words]
+    hits = [i for i, w in enumerate(words)
+            if w in question_terms or (content_terms(w) and content_terms(w)[0] in question_terms)]
+    if not starts or not hits:
+        return 0.0
+    gap = min(abs(h - s) if h < s else abs(h - (s + len(name_words) - 1)) for s in starts for h in hits)
+    return 1.0 / gap if gap else 0.0
+
+
 CALENDAR_WORDS = frozenset(
     "january february march april may june july august september october november december "
     "monday tuesday wednesday thursday friday saturday sunday".split()
@@ -311,7 +330,9 @@ class ResearchEngine:
         if max(relevance.values(), default=0.0) >= self.config.read.min_hit_relevance:
             state.relevant_searches += 1
         reads_left = min(self.config.budget.max_reads - self.reads, self.config.budget.per_subq_reads - state.reads)
-        read_state = ReadState(hits=list(hits), already_read=sorted(self.ledger.documents), reads_left=max(0, reads_left))
+        names = {e.lower() for e in state.entities}
+        read_state = ReadState(hits=list(hits), already_read=sorted(self.ledger.documents), reads_left=max(0, reads_left),
+                               named=[h.doc_id for h in hits if self._names(h.title, names)])
         choice = self.policies.read.choose_reads(read_state, relevance, max(0, reads_left))
         chosen = list(choice.value)[: max(0, reads_left)]  # type: ignore[call-overload]
         decision = rec.emit(ReadDecision, parent=parent, subq=sid, state=read_state, candidates=[h.doc_id for h in hits],
@@ -411,42 +432,56 @@ class ResearchEngine:
             if state.status != "blocked":
                 continue
             if all(self.states[d].status == "satisfied" for d in state.sq.depends_on):
+                runners_up: list[str] = []
                 for dep in state.sq.depends_on:
-                    self.resolved.setdefault(dep, self._bridge_entity(dep))
+                    ranked = self._bridge_candidates(dep)
+                    self.resolved.setdefault(dep, ranked[0] if ranked else "")
+                    runners_up += ranked[1:BRIDGE_LEADS]
                 fills = {d: self.resolved[d] for d in state.sq.depends_on}
                 query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
                 state.query = " ".join(query.split())
-                state.entities = [*[v for v in fills.values() if v], *state.entities]
+                # The query carries the best candidate; runners-up stay as names whose articles,
+                # if an earlier search returned them, are worth a read (reads, not searches).
+                state.entities = list(dict.fromkeys([*[v for v in fills.values() if v], *runners_up, *state.entities]))
                 self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
 
-    def _bridge_entity(self, sid: str) -> str:
+    def _bridge_candidates(self, sid: str) -> list[str]:
         """The entity the evidence of `sid` names that the question does not: the next hop's subject.
 
-        Scored by the relevance of the best card naming it, with bonuses for names inside a
-        quote (not just the document title), for multi-word or quoted names, and for names
-        that are themselves titles of documents the searches returned.
+        Cards from anchor documents (whose title is an entity the question names) come
+        first. A candidate scores the relevance of the best card naming it, plus bonuses for
+        names inside a quote (not just the document title), for multi-word names, and for
+        names that are titles of documents the searches returned.
         """
         question_tokens = set(tokenize(self.plan.question))
+        question_names = {e.lower() for e in self.plan.entities}
+        # Proximity counts relation words ("soap opera", "film"), not the question's own names.
+        entity_terms = {t for e in self.plan.entities for t in content_terms(e)}
+        relation_terms = {t for t in self.question_terms if t not in entity_terms}
+        relation_terms |= {t for t in tokenize(self.plan.question) if t.isdigit()}  # "(1986)" pins the right film
+        titles = {t.split(" (")[0]: t for t in sorted(self.seen_titles)}
         best: dict[str, float] = {}
         order: list[str] = []
         for card in sorted(self.ledger.cards_for(sid), key=lambda c: -c.grade.relevance):
-            quote_names = entity_spans(card.quote)
+            anchor = 0.5 if self._names(card.title, question_names) else 0.0
+            own = card.title.split(" (")[0]
+            named_titles = [short for short in titles if len(short) > 3 and short != own and short in card.quote]
+            quote_names = [*named_titles, *entity_spans(card.quote)]
             for name in dict.fromkeys([*quote_names, card.title]):
                 tokens = tokenize(name)
                 if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
                     continue
                 if sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
                     continue
-                score = card.grade.relevance
+                score = card.grade.relevance + anchor
                 score += 0.5 if name in quote_names else 0.0
                 score += 0.3 if len(tokens) > 1 else 0.0
-                score += 0.4 if name in self.seen_titles else 0.0
+                score += 0.4 if name in titles or name in self.seen_titles else 0.0
+                score += 0.3 * _proximity(card.quote, name, relation_terms)
                 if name not in best:
                     order.append(name)
                 best[name] = max(best.get(name, 0.0), score)
-        if not best:
-            return ""
-        return max(order, key=lambda n: (best[n], -order.index(n)))
+        return sorted(order, key=lambda n: (-best[n], order.index(n)))
 
     def _set_status(self, state: SubQuestionState, new: str, reason: str, resolved_query: str | None = None) -> None:
         if state.status == new:

@@ -108,6 +108,7 @@ class RulePlanner:
         axes = [Axis(id=f"a{i + 1}", title=f"{name}") for i, name in enumerate(compared)]
         subs = [
             SubQuestion(
+                need=self.settings.sources_needed,
                 id=f"sq{i + 1}",
                 axis=f"a{i + 1}",
                 question=f"What does the corpus say about {name} regarding: {attribute or body}?",
@@ -173,6 +174,7 @@ class RulePlanner:
             axes.append(Axis(id=aid, title="Answer" if is_answer else f"Hop {i + 1}: the {noun or 'entity'} {text}"))
             subs.append(
                 SubQuestion(
+                    need=self.settings.answer_sources_needed if is_answer else self.settings.sources_needed,
                     id=sid,
                     axis=aid,
                     question=f"Which {noun or 'entity'} {text}?" if not is_answer else question,
@@ -206,6 +208,7 @@ class RulePlanner:
         anchor = " ".join(entities) if entities else words
         subs = [
             SubQuestion(
+                need=self.settings.sources_needed,
                 id="sq1",
                 axis="a1",
                 question=f"What does the corpus say about {anchor} that bears on: {body}?",
@@ -214,6 +217,7 @@ class RulePlanner:
                 expected_claims=[f"Describes {anchor} as it bears on the question"],
             ),
             SubQuestion(
+                need=self.settings.answer_sources_needed,
                 id="sq2",
                 axis="a2",
                 question=question,
@@ -236,18 +240,67 @@ class RulePlanner:
         )
 
 
-def validate_plan(plan: Plan, max_subqs: int = 12) -> None:
-    """The plan gate: every rule a plan must meet before a single search is spent."""
+class NaivePlanner:
+    """Seed 003's loop has no plan: one sub-question, the question itself, searched as asked."""
+
+    name = "naive"
+    version = "1"
+
+    def __init__(self, settings: PlannerSettings | None = None) -> None:
+        self.settings = settings or PlannerSettings()
+
+    def plan(self, question: str) -> Plan:
+        question = check_question(question)
+        plan = Plan(
+            question=question,
+            question_type="factoid",
+            scope_in=[question],
+            scope_out=[],
+            axes=[Axis(id="a1", title="Answer")],
+            sub_questions=[
+                SubQuestion(
+                    id="sq1",
+                    axis="a1",
+                    question=question,
+                    search_query=question,
+                    stop_condition="no word of the question is left uncovered by the facts",
+                    # Seed 003 stops on its own rules (no gaps, few new facts, 4 rounds) or at
+                    # 50 facts; a need of 50 sources leaves those rules in charge.
+                    need=50,
+                    expected_claims=["States the answer to the question"],
+                )
+            ],
+            assumptions=ASSUMPTIONS,
+        )
+        validate_plan(plan, min_subqs=1, min_axes=1)
+        return plan
+
+
+PLANNERS: dict[str, type] = {"rule": RulePlanner, "naive": NaivePlanner}
+
+
+def resolve_planner(name: str, settings: PlannerSettings | None = None) -> Planner:
+    if name not in PLANNERS:
+        raise PlanValidationError([f"unknown planner {name!r}; valid: {', '.join(sorted(PLANNERS))}"])
+    return PLANNERS[name](settings)
+
+
+def validate_plan(plan: Plan, max_subqs: int = 12, min_subqs: int = 2, min_axes: int = 2) -> None:
+    """The plan gate: every rule a plan must meet before a single search is spent.
+
+    `min_subqs` and `min_axes` are lowered only for the naive baseline, which has no
+    decomposition by design.
+    """
     reasons: list[str] = []
     subs = plan.sub_questions
     ids = [s.id for s in subs]
-    if not 2 <= len(subs) <= max_subqs:
-        reasons.append(f"{len(subs)} sub-questions; a plan needs between 2 and {max_subqs}")
+    if not min_subqs <= len(subs) <= max_subqs:
+        reasons.append(f"{len(subs)} sub-questions; a plan needs between {min_subqs} and {max_subqs}")
     if len(set(ids)) != len(ids):
         reasons.append(f"duplicate sub-question ids: {sorted({i for i in ids if ids.count(i) > 1})}")
     axis_ids = {a.id for a in plan.axes}
-    if not 2 <= len(plan.axes) <= 5:
-        reasons.append(f"{len(plan.axes)} axes; a plan needs between 2 and 5")
+    if not min_axes <= len(plan.axes) <= 5:
+        reasons.append(f"{len(plan.axes)} axes; a plan needs between {min_axes} and 5")
     for axis in plan.axes:
         if not any(s.axis == axis.id for s in subs):
             reasons.append(f"axis {axis.id} ({axis.title!r}) has no sub-question")

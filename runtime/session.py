@@ -17,7 +17,7 @@ from runtime.config import ResearchConfig
 from runtime.corpus import Corpus, load_corpus, load_embedded_corpus
 from runtime.engine import ResearchEngine, RunResult
 from runtime.index import BM25Index
-from runtime.planner import Planner, RulePlanner
+from runtime.planner import Planner, resolve_planner
 from runtime.policies import resolve_policies
 from runtime.recorder import Recorder
 from runtime.tools import CorpusReadTool, CorpusSearchTool, ReadTool, SearchTool
@@ -96,12 +96,13 @@ def run_research(
     compress: bool = False,
     search_tool: SearchTool | None = None,
     read_tool: ReadTool | None = None,
-    planner: Planner | None = None,
+    planner: Planner | str = "rule",
     verifier_name: str = "lexical",
 ) -> tuple[RunResult, Path | None]:
     """Plan (errors raise before anything is written), then run with full capture."""
     config = config or ResearchConfig()
-    planner = planner or RulePlanner(config.planner)
+    if isinstance(planner, str):
+        planner = resolve_planner(planner, config.planner)
     plan = planner.plan(question)
     verifier = resolve_verifier(verifier_name, config.verifier)
     search_tool = search_tool or CorpusSearchTool(kit.corpus, kit.index)

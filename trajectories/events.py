@@ -106,8 +106,13 @@ class AngleDecision(BaseEvent):
 class ReadState(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     hits: list[SearchHit]
+    """The hits of the search being read from."""
     already_read: list[str]
+    """Doc ids the run has read before."""
     reads_left: int
+    """Reads the budget still allows for this sub-question."""
+    named: list[str] = Field(default_factory=list)
+    """Doc ids of hits whose title names one of the sub-question's entities."""
 
 
 class ReadDecision(BaseEvent):

@@ -56,7 +56,10 @@ class HeuristicRead:
     def choose_reads(self, state: ReadState, relevance: dict[str, float], limit: int) -> Choice:
         read = set(state.already_read)
         fresh = [h for h in state.hits if h.doc_id not in read]
-        good = [h.doc_id for h in fresh if relevance.get(h.doc_id, 0.0) >= self.settings.min_hit_relevance]
+        # A hit titled with the sub-question's own entity is its article: read it first.
+        fresh.sort(key=lambda h: h.doc_id not in state.named)
+        good = [h.doc_id for h in fresh if relevance.get(h.doc_id, 0.0) >= self.settings.min_hit_relevance
+                or h.doc_id in state.named]
         chosen = good[: min(limit, self.settings.reads_per_search)]
         if chosen:
             return Choice(chosen, f"{len(chosen)} unread hits with relevance >= {self.settings.min_hit_relevance}")
