@@ -22,7 +22,7 @@ from runtime.planner import SLOT, Planner
 from runtime.policies import AngleCandidate, PolicySet
 from runtime.recorder import Recorder
 from runtime.report import SubQuestionOutcome, build_report
-from runtime.text import content_terms, entity_spans, term_overlap, tokenize
+from runtime.text import content_terms, entity_spans, fold_accents, term_overlap, tokenize
 from runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
 from runtime.verifier import Verifier
 from trajectories.events import (
@@ -190,7 +190,14 @@ class ResearchEngine:
         return [sid for sid, s in self.states.items() if s.status in ("pending", "searching") and s.searches < per_subq]
 
     def _sources(self, sid: str) -> int:
-        return self.ledger.independent_sources([c.card_id for c in self.ledger.cards_for(sid)])
+        """Independent sources among the sub-question's on-topic cards."""
+        names = [fold_accents(e).lower() for e in self.states[sid].entities]
+        on_topic = [
+            c.card_id for c in self.ledger.cards_for(sid)
+            # A sub-question about a named entity is answered only by evidence that names it.
+            if not names or any(n in fold_accents(f"{c.title} {c.quote}").lower() for n in names)
+        ]
+        return self.ledger.independent_sources(on_topic)
 
     def _deficit(self, sid: str) -> int:
         return max(0, self.states[sid].sq.need - self._sources(sid))

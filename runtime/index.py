@@ -20,9 +20,10 @@ import numpy as np
 import Stemmer
 
 from runtime.corpus import Corpus
+from runtime.text import fold_accents
 
 # Bump when tokenisation or BM25 parameters change: the cache key must change with them.
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2  # 2: accents folded
 BM25_PARAMS: dict[str, Any] = {"k1": 1.5, "b": 0.75, "method": "lucene"}
 _META_FILE = "citeloop_meta.json"
 # PyStemmer objects keep internal state per call and are not safe to share across
@@ -37,9 +38,10 @@ def _stemmer() -> Stemmer.Stemmer:
 
 
 def tokenize(texts: list[str]) -> list[list[str]]:
-    """Stemmed, stopword-free tokens of each text (bm25s's regex: words of 2+ chars)."""
+    """Stemmed, stopword-free, accent-folded tokens of each text (bm25s's regex: words of 2+ chars)."""
     return bm25s.tokenize(
-        texts, stopwords="english", stemmer=_stemmer(), return_ids=False, show_progress=False
+        [fold_accents(t) for t in texts], stopwords="english", stemmer=_stemmer(), return_ids=False,
+        show_progress=False,
     )
 
 

@@ -59,6 +59,12 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
 
 
+def fold_accents(text: str) -> str:
+    """"Akinoshū" and "Akinoshu" must meet: users type names without their diacritics."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def tokenize(text: str) -> list[str]:
     """Lowercase word tokens; hyphenated words and contractions stay one token."""
     return [m.group(0) for m in _TOKEN.finditer(normalize(text).lower())]
