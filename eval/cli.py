@@ -12,6 +12,9 @@ import sys
 import click
 import typer
 
+from eval import eval_cli
+from eval.datasets import DatasetError
+from filters import cli as filters_cli
 from runtime import cli as runtime_cli
 from runtime.config import ConfigError
 from runtime.corpus import CorpusError
@@ -20,11 +23,14 @@ from runtime.policies import PolicyError
 from trajectories import cli as trajectories_cli
 from trajectories.runfile import RunFileError
 
-USER_ERRORS = (ConfigError, CorpusError, PlanValidationError, QuestionError, PolicyError, RunFileError)
+USER_ERRORS = (ConfigError, CorpusError, PlanValidationError, QuestionError, PolicyError, RunFileError,
+               DatasetError, filters_cli.FilterError)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="citeloop: research with replayable trajectories.")
 trajectories_cli.register(app)
 runtime_cli.register(app)
+eval_cli.register(app)
+filters_cli.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

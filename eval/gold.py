@@ -1,9 +1,14 @@
-"""Gold-evidence questions from the multihop data sets, and retrieval metrics against them.
+"""Gold-evidence metrics: what a run retrieved, carded and cited, against gold units.
 
-HotpotQA gives sentence-level gold (`[title, sentence index]`); MuSiQue gives paragraph
-level gold (`is_supporting` paragraphs). Both map onto the embedded corpus by title (and
-text for MuSiQue, whose titles repeat). A run's units are derived from its trajectory
-events: what it read (retrieved), what became evidence cards, and what its report cites.
+A unit is `(doc id, sentence index)`; index -1 stands for the whole document (paragraph-
+or title-level gold). A run's units are derived from its trajectory events: what it read
+(retrieved), what became evidence cards, and what its report cites. `run_sentence_units`
+keeps sentence granularity and `unit_hits` matches it against gold of any level, so one
+code path serves sentence-, paragraph- and title-level data sets. `sp_metrics` is
+HotpotQA's official supporting-fact score.
+
+`load_hotpotqa` / `load_musique` / `GoldQuestion` are the older loaders used by
+`eval.bench_runtime`; `eval.datasets` holds the loaders of the evaluation harness.
 """
 
 from __future__ import annotations
@@ -87,3 +92,55 @@ def recall(found: frozenset[Unit], gold: frozenset[Unit]) -> float | None:
 
 def precision(found: frozenset[Unit], gold: frozenset[Unit]) -> float | None:
     return len(found & gold) / len(found) if found else None
+
+
+# --------------------------------------------------------------------------- any level
+
+
+def run_sentence_units(events: list[BaseEvent]) -> RunUnits:
+    """Sentence-level units of a run; `unit_hits` matches them against gold of any level."""
+    return run_units(events, "sentence")
+
+
+def search_hit_docs(events: list[BaseEvent]) -> frozenset[str]:
+    """Documents that appeared in any successful search result (read or not)."""
+    return frozenset(h.doc_id for e in events if e.type == "search_result"  # type: ignore[attr-defined]
+                     for h in e.response.hits)  # type: ignore[attr-defined]
+
+
+def unit_hits(found: frozenset[Unit], gold: frozenset[Unit]) -> frozenset[Unit]:
+    """Gold units covered by `found` (sentence units): a sentence unit must be found
+    itself; a whole-document unit (-1) is covered by any sentence of that document."""
+    docs = {d for d, _ in found}
+    return frozenset(u for u in gold if (u[0] in docs if u[1] < 0 else u in found))
+
+
+def gold_recall(found: frozenset[Unit], gold: frozenset[Unit]) -> float | None:
+    return len(unit_hits(found, gold)) / len(gold) if gold else None
+
+
+def gold_precision(found: frozenset[Unit], gold: frozenset[Unit], level: str) -> float | None:
+    """Share of found units that are gold, counted at the data set's level: sentences for
+    sentence-level gold, distinct documents for paragraph- or title-level gold."""
+    if level != "sentence":
+        docs = {d for d, _ in found}
+        gold_docs = {d for d, _ in gold}
+        return len(docs & gold_docs) / len(docs) if docs else None
+    if not found:
+        return None
+    whole = {d for d, i in gold if i < 0}
+    return sum(1 for u in found if u in gold or u[0] in whole) / len(found)
+
+
+def sp_metrics(prediction: set[tuple[str, int]], gold: set[tuple[str, int]]) -> dict[str, float]:
+    """HotpotQA's official supporting-fact metrics for one example (`update_sp` in
+    hotpot_evaluate_v1.py): sets of (title, sentence index); precision and recall are 0
+    when their denominator is 0, F1 is 0 when P+R is 0, EM is 1 iff the sets are equal."""
+    tp = len(prediction & gold)
+    fp = len(prediction - gold)
+    fn = len(gold - prediction)
+    prec = tp / (tp + fp) if tp + fp > 0 else 0.0
+    rec = tp / (tp + fn) if tp + fn > 0 else 0.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec > 0 else 0.0
+    em = 1.0 if fp + fn == 0 else 0.0
+    return {"sp_em": em, "sp_f1": f1, "sp_prec": prec, "sp_recall": rec}

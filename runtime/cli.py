@@ -1,4 +1,5 @@
-"""`citeloop research` and `citeloop show`: run a question with capture; summarise a run file."""
+"""`citeloop research` and `citeloop show`: run a question with capture (or resume a killed
+run); summarise a run file. Mounts the replay commands of `runtime.replay_cli`."""
 
 from __future__ import annotations
 
@@ -11,16 +12,19 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.table import Table
 
+from runtime import replay_cli
 from runtime.config import load_config
 from runtime.report import render_markdown
+from runtime.resume import resume_run
 from runtime.session import ResearchKit, run_research
+from trajectories.cli import CommandError
 from trajectories.runfile import read_run
 
 console = Console()
 
 
 def research(
-    question: str = typer.Argument(..., help="The question to research."),
+    question: str = typer.Argument(None, help="The question to research (omit with --resume)."),
     seed: int = typer.Option(0, help="Seed for exploratory policies; same seed, same trajectory."),
     policy: str = typer.Option("heuristic", help="heuristic | explore | naive | stop=NAME,angle=NAME,read=NAME"),
     planner: str = typer.Option("rule", help="rule (decomposes the question) | naive (seed 003: no plan)"),
@@ -29,8 +33,20 @@ def research(
     out: Path = typer.Option(Path("runs"), "--out", help="Directory for the trajectory file."),
     compress: bool = typer.Option(False, help="Write the trajectory zstd-compressed (.jsonl.zst)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
+    resume: Path = typer.Option(None, "--resume", help="Finish a run file cut off by a crash; everything "
+                                                       "(question, config, policies, corpus) comes from its header."),
 ) -> None:
     """Research a question over the corpus and write its trajectory."""
+    if resume is not None:
+        given = [name for name, is_set in (("question", question is not None), ("--seed", seed != 0),
+                                           ("--policy", policy != "heuristic"), ("--planner", planner != "rule"),
+                                           ("--config", config is not None), ("--compress", compress)) if is_set]
+        if given:
+            raise CommandError(f"--resume takes everything from the run's header; drop {', '.join(given)}")
+        _resume(resume, corpus, as_json)
+        return
+    if question is None:
+        raise CommandError("give a question to research, or --resume RUN")
     cfg = load_config(config)
     kit = ResearchKit.load(corpus)
     result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out, compress=compress,
@@ -51,6 +67,22 @@ def research(
         f"cards {counts['cards']}, claims kept {counts['claims_kept']}/{counts['claims_drafted']}"
     )
     console.print(f"[bold]trajectory:[/bold] {path}")
+
+
+def _resume(path: Path, corpus: Path | None, as_json: bool) -> None:
+    with replay_cli.user_errors():
+        outcome = resume_run(path, corpus)
+    payload = {"run_id": outcome.run_id, "trajectory": str(outcome.path), "kept_events": outcome.kept,
+               "appended_events": outcome.appended, "was": outcome.problem or "complete up to its last line",
+               "outcome": outcome.result.outcome.model_dump(mode="json") if outcome.result else None}
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    elif outcome.result is None:
+        console.print(f"{outcome.path}: already complete; nothing to resume")
+    else:
+        console.print(f"resumed {outcome.run_id}: kept {outcome.kept} events, appended {outcome.appended}; "
+                      f"stop: {outcome.result.outcome.stop_reason}")
+        console.print(f"[bold]trajectory:[/bold] {outcome.path}")
 
 
 def show(
@@ -104,3 +136,4 @@ def show(
 def register(app: typer.Typer) -> None:
     app.command("research")(research)
     app.command("show")(show)
+    replay_cli.register(app)

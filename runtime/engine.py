@@ -11,6 +11,7 @@ search) stop the run whatever the policy says and are recorded as `hard_limit` d
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -53,8 +54,8 @@ from trajectories.header import RunHeader
 from trajectories.models import Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
 
 HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
-BRIDGE_LEADS = 1
-"""Bridge candidates kept as names to follow: the best one goes in the query."""
+BRIDGE_LEADS = 3
+"""Bridge candidates put into the next hop's query and followed as names."""
 
 
 def _proximity(quote: str, name: str, question_terms: set[str]) -> float:
@@ -70,6 +71,19 @@ def _proximity(quote: str, name: str, question_terms: set[str]) -> float:
         return 0.0
     gap = min(abs(h - s) if h < s else abs(h - (s + len(name_words) - 1)) for s in starts for h in hits)
     return 1.0 / gap if gap else 0.0
+
+
+def _focus_terms(query: str, entities: list[str], text: str) -> list[str]:
+    """Key terms of `query` for judging `text`: names the text does not mention are left out.
+
+    A next-hop query carries several candidate names; judging a document by all of them
+    would dilute the relevance of the one article that matters.
+    """
+    folded = fold_accents(text).lower()
+    for name in entities:
+        if name and fold_accents(name).lower() not in folded:
+            query = re.sub(re.escape(name), " ", query, flags=re.IGNORECASE)
+    return content_terms(query)
 
 
 CALENDAR_WORDS = frozenset(
@@ -286,8 +300,13 @@ class ResearchEngine:
         if state.status == "pending":
             self._set_status(state, "searching", f"round {round_no}: most urgent open sub-question")
         names = {e.lower() for e in state.entities}
+        # Documents behind the hop this one depends on named the bridge candidates; one of
+        # them being a candidate's own article is no evidence for the next hop.
+        upstream = {c.doc_id for dep in state.sq.depends_on for c in self.ledger.cards_for(dep)}
         for doc, read_seq in list(self.read_docs.values()):
             # A document another sub-question already read, about this one's entity: reuse it.
+            if doc.doc_id in upstream:
+                continue
             if state.query and self._names(doc.title, names) and not self.ledger.cards_for_doc(sid, doc.doc_id):
                 self._keep_evidence(state, state.query, doc, read_seq)
         self._update_status(state)
@@ -332,8 +351,11 @@ class ResearchEngine:
 
     def _read_hits(self, state: SubQuestionState, query: str, hits, parent: int) -> None:
         rec, sid = self.rec, state.sq.id
-        key = content_terms(query)
-        relevance = {h.doc_id: round(term_overlap(key, content_terms(f"{h.title} {h.snippet}")), 4) for h in hits}
+        relevance = {
+            h.doc_id: round(term_overlap(_focus_terms(query, state.entities, f"{h.title} {h.snippet}"),
+                                         content_terms(f"{h.title} {h.snippet}")), 4)
+            for h in hits
+        }
         if max(relevance.values(), default=0.0) >= self.config.read.min_hit_relevance:
             state.relevant_searches += 1
         reads_left = min(self.config.budget.max_reads - self.reads, self.config.budget.per_subq_reads - state.reads)
@@ -376,7 +398,8 @@ class ResearchEngine:
     def _keep_evidence(self, state: SubQuestionState, query: str, doc: ReadResponse, parent: int) -> None:
         rec, sid = self.rec, state.sq.id
         self.ledger.register(doc)
-        key = content_terms(f"{query} {' '.join(state.entities)}")
+        doc_text = " ".join([doc.title, *(s.text for s in doc.sentences)])
+        key = _focus_terms(f"{query} {' '.join(state.entities)}", state.entities, doc_text)
         title_terms = content_terms(doc.title)
         candidates: list[KeepCandidate] = []
         injected: set[str] = set()
@@ -421,36 +444,53 @@ class ResearchEngine:
     def _update_status(self, state: SubQuestionState) -> None:
         sid = state.sq.id
         if self._deficit(sid) == 0:
+            self._confirm_bridge(state)
             self._set_status(state, "satisfied", f"{self._sources(sid)} independent source(s) >= need {state.sq.need}")
             self._unblock_dependents()
             return
-        if state.searches >= self.config.budget.per_subq_searches:
-            rule = self.config.dead_end
-            if len(state.angles) >= rule.min_angles and state.relevant_searches >= rule.min_relevant_hits \
-                    and not state.tool_errors:
-                self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
-                self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
-                              reason=f"{len(state.angles)} angles, {state.relevant_searches} relevant search(es), no evidence")
-            else:
-                self._set_status(state, "exhausted", "sub-question budget spent without meeting the dead-end rule")
+        rule = self.config.dead_end
+        # Seed 4.4: all three conditions make a dead end, as soon as they hold; a tool
+        # failure means the search never really happened, so it can never count.
+        # "question + missing words" rewords the question; seed 4.2 does not count it as an angle.
+        angles = [a for a in state.angles if a != "gap_followup"]
+        if len(angles) >= rule.min_angles and state.relevant_searches >= rule.min_relevant_hits \
+                and not state.tool_errors:
+            self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
+            self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
+                          reason=f"{len(state.angles)} angles, {state.relevant_searches} relevant search(es), no evidence")
+        elif state.searches >= self.config.budget.per_subq_searches:
+            self._set_status(state, "exhausted", "sub-question budget spent without meeting the dead-end rule")
 
     def _unblock_dependents(self) -> None:
         for state in self.states.values():
             if state.status != "blocked":
                 continue
             if all(self.states[d].status == "satisfied" for d in state.sq.depends_on):
-                runners_up: list[str] = []
+                # The best few candidates all go into the query: BM25 then ranks the one whose
+                # article matches the relation words ("pop band founded") above its siblings.
+                fills: dict[str, str] = {}
+                candidates: list[str] = []
                 for dep in state.sq.depends_on:
-                    ranked = self._bridge_candidates(dep)
+                    ranked = self._bridge_candidates(dep)[:BRIDGE_LEADS]
                     self.resolved.setdefault(dep, ranked[0] if ranked else "")
-                    runners_up += ranked[1:BRIDGE_LEADS]
-                fills = {d: self.resolved[d] for d in state.sq.depends_on}
+                    fills[dep] = " ".join(ranked)
+                    candidates += ranked
                 query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
                 state.query = " ".join(query.split())
-                # The query carries the best candidate; runners-up stay as names whose articles,
-                # if an earlier search returned them, are worth a read (reads, not searches).
-                state.entities = list(dict.fromkeys([*[v for v in fills.values() if v], *runners_up, *state.entities]))
+                state.entities = list(dict.fromkeys([*candidates, *state.entities]))
                 self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
+
+    def _confirm_bridge(self, state: SubQuestionState) -> None:
+        """Once a dependent hop has evidence, the candidate that evidence names is the bridge."""
+        if len(state.sq.depends_on) != 1:
+            return
+        dep = state.sq.depends_on[0]
+        for card in sorted(self.ledger.cards_for(state.sq.id), key=lambda c: -c.grade.relevance):
+            text = fold_accents(f"{card.title} {card.quote}").lower()
+            named = [e for e in state.entities if fold_accents(e).lower() in text]
+            if named:
+                self.resolved[dep] = named[0]
+                return
 
     def _bridge_candidates(self, sid: str) -> list[str]:
         """The entity the evidence of `sid` names that the question does not: the next hop's subject.

@@ -2,20 +2,27 @@
 
 It owns the run's event counter and the set of text blobs already written, so document
 text is stored once per file and referenced by digest. Wall-clock latencies are kept
-aside and only leave in the final `run_meta` event.
+aside and only leave in the final `run_meta` event. `ResumeRecorder` re-executes a run
+over the valid prefix of a torn file: it checks each re-generated event against the file
+and appends only what comes after.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import sys
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 from trajectories.events import BaseEvent, RunMeta, TextBlob
 from trajectories.header import RunHeader
-from trajectories.runfile import EventSink
+from trajectories.runfile import EventSink, dumps_line
+
+CRASH_ENV = "CITELOOP_CRASH_AFTER_EVENTS"
+"""Test hook: the process dies (exit 137, as after kill -9) once this many events are written."""
 
 E = TypeVar("E", bound=BaseEvent)
 
@@ -33,13 +40,20 @@ class Recorder:
         self.latency_ms: dict[str, float] = {}
         self.events: list[BaseEvent] = []
         self.started_at = utc_now()
+        crash_after = os.environ.get(CRASH_ENV)
+        self._crash_after = int(crash_after) if crash_after else None
 
     def emit(self, cls: type[E], *, parent: int | None = None, subq: str | None = None, **fields: Any) -> E:
         event = cls(run_id=self.run_id, seq=self.seq, parent_seq=parent, subq=subq, **fields)
         self.seq += 1
-        self.sink.write(event)
+        self._write(event)
         self.events.append(event)
+        if self._crash_after is not None and self.seq >= self._crash_after:
+            os._exit(137)  # no flush, no cleanup: what a kill -9 leaves behind
         return event
+
+    def _write(self, event: BaseEvent) -> None:
+        self.sink.write(event)
 
     def blob(self, text: str) -> str:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -61,3 +75,56 @@ class Recorder:
             latency_ms=self.latency_ms,
         )
         self.sink.close()
+
+
+class ResumeDivergence(RuntimeError):
+    """A re-generated event differs from the one the torn file holds at that seq."""
+
+    def __init__(self, seq: int, recorded: BaseEvent, regenerated: BaseEvent) -> None:
+        self.seq, self.recorded, self.regenerated = seq, recorded, regenerated
+        a, b = recorded.model_dump(by_alias=True), regenerated.model_dump(by_alias=True)
+        fields = sorted(k for k in {*a, *b} if a.get(k) != b.get(k))
+        super().__init__(f"cannot resume: re-executing the run gives a different event at seq {seq} "
+                         f"(file: {recorded.type}, now: {regenerated.type}; differs in {fields})")
+
+
+class ResumeRecorder(Recorder):
+    """Records a resumed run: events already in the file are checked, not written.
+
+    The sink is opened (`open_sink`) only when the first new event is written, so a resume
+    that diverges inside the prefix leaves the file as it was. Text blobs of the prefix are
+    re-generated in order and so are known before any new event needs them: none is written
+    twice.
+    """
+
+    def __init__(self, header: RunHeader, open_sink: Callable[[], EventSink], prefix: Sequence[BaseEvent]) -> None:
+        super().__init__(header, _PendingSink())
+        self.prefix = list(prefix)
+        self._open_sink = open_sink
+
+    def _write(self, event: BaseEvent) -> None:
+        if event.seq < len(self.prefix):
+            recorded = self.prefix[event.seq]
+            if dumps_line(recorded) != dumps_line(event):
+                raise ResumeDivergence(event.seq, recorded, event)
+            return
+        if isinstance(self.sink, _PendingSink):
+            self.sink = self._open_sink()
+        self.sink.write(event)
+
+    @property
+    def appended(self) -> int:
+        return max(0, len(self.events) - len(self.prefix))
+
+
+class _PendingSink:
+    """Stands in until the first new event: nothing may be written before it."""
+
+    def write_header(self, header: RunHeader) -> None:
+        raise AssertionError("a resumed run keeps the header it has")
+
+    def write(self, event: BaseEvent) -> None:
+        raise AssertionError("no sink opened yet")
+
+    def close(self) -> None:
+        pass

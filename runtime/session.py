@@ -53,7 +53,9 @@ class ResearchKit:
 
 
 def run_id_for(spec: RunSpec) -> str:
-    return "run-" + content_digest(spec.model_dump(mode="json", exclude={"packages"}))[:16]
+    # The cut-off is derived from the corpus, whose fingerprint is already hashed; leaving it
+    # out keeps run ids stable across the v1 -> v2 header change.
+    return "run-" + content_digest(spec.model_dump(mode="json", exclude={"packages", "corpus_cutoff"}))[:16]
 
 
 def make_spec(
@@ -81,6 +83,7 @@ def make_spec(
         verifier=ComponentRef(name=verifier.name, version=verifier.version),
         corpus_fingerprint=kit.corpus.fingerprint,
         corpus_source=kit.corpus.source,
+        corpus_cutoff=kit.corpus.cutoff,
         packages=package_versions(),
     )
 

@@ -405,7 +405,8 @@ def test_files_that_are_not_runs_raise_specific_errors(content: bytes | None, me
 def test_committed_v1_run_loads_whole() -> None:
     run = read_run(RUN_V1)
     assert (run.torn, run.problem) == (False, None)
-    assert run.header.schema_version == 1
+    assert run.header.schema_version == SCHEMA_VERSION  # migrated from 1 on read
+    assert run.header.spec.corpus_cutoff is None  # v1 did not record it
     assert run.header.spec.question == QUESTION
     assert run.finished and len(run.events) == 48
     assert run.events[-1].type == "run_meta"

@@ -12,9 +12,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_CHANGES: dict[int, str] = {
     1: "First version: header line, typed events, text blobs, run_meta trailer.",
+    2: "Header `spec.corpus_cutoff` (so a run replays without its corpus); `spec.branch` is set by "
+       "`citeloop replay --branch` and gains `decision_type`; its `forced_choice` holds the value the "
+       "branch decision event records as `choice`. v1 files read with `corpus_cutoff` unknown (None).",
 }
 
 
@@ -38,12 +41,25 @@ class ComponentRef(BaseModel):
 
 
 class BranchOrigin(BaseModel):
+    """Where a counterfactual branch left its parent run.
+
+    The branch run's events before `branch_seq` equal the parent's (apart from `run_id`):
+    they were replayed with the parent's recorded decisions and tool responses. The event at
+    `branch_seq` is the same decision with `forced_choice`; from there `continuation_policy`
+    decides and tools answer live.
+    """
+
     model_config = ConfigDict(frozen=True, extra="forbid")
     parent_run_id: str
     branch_seq: int
     """Seq of the decision event in the parent that was forced."""
+    decision_type: str | None = None
+    """`stop_decision`, `angle_decision`, `read_decision` or `keep_decision` (None only in v1 files)."""
     forced_choice: Any
+    """The choice forced at `branch_seq`, as the decision event records it: `continue`/`stop`,
+    a candidate index (angle), or a list of doc ids (read) or sentence ids (keep)."""
     continuation_policy: str
+    """Policy spec that decides after the branch point, e.g. `heuristic` or `stop=naive`."""
 
 
 class RunSpec(BaseModel):
@@ -62,9 +78,12 @@ class RunSpec(BaseModel):
     corpus_fingerprint: str
     corpus_source: str
     """`embedded` or the path the corpus was loaded from."""
+    corpus_cutoff: str | None = None
+    """Latest publication date in the corpus (None: undated corpus, or a v1 file)."""
     packages: dict[str, str]
     """Versions of citeloop and the libraries that shape results."""
     branch: BranchOrigin | None = None
+    """Set on runs made by `citeloop replay --branch`: the parent run and the forced decision."""
 
 
 class RunHeader(BaseModel):
@@ -96,6 +115,15 @@ def migrate_header(data: dict[str, Any]) -> dict[str, Any]:
     data = dict(data)
     if version < 1:
         raise ValueError(f"schema_version {version} predates citeloop's first format (1)")
-    # Future migrations: `if version == 1: ...; version = 2`.
+    if version == 1:
+        # v2 added fields with defaults; spelled out so the file's meaning is explicit:
+        # a v1 header does not know its corpus cut-off, nor the kind of a branch decision.
+        if isinstance(data.get("spec"), dict):
+            spec = dict(data["spec"])
+            spec.setdefault("corpus_cutoff", None)
+            if isinstance(spec.get("branch"), dict):
+                spec["branch"] = {"decision_type": None, **spec["branch"]}
+            data["spec"] = spec
+        version = 2
     data["schema_version"] = SCHEMA_VERSION
     return data

@@ -80,7 +80,9 @@ class FileSink:
         if self._compressed:
             import zstandard
 
-            self._out = zstandard.ZstdCompressor().stream_writer(self._raw, closefd=False)
+            # Checksummed frames: a damaged byte is caught on read, not returned as text.
+            compressor = zstandard.ZstdCompressor(write_checksum=True)
+            self._out = compressor.stream_writer(self._raw, closefd=False)
         else:
             self._out = self._raw
 
@@ -133,29 +135,37 @@ class RunFile:
 
 def _read_bytes(path: Path) -> tuple[bytes, str | None]:
     """The file's (decompressed) bytes, and why a compressed stream stopped early, if it did."""
-    data = path.read_bytes()
-    if path.suffix != ".zst":
+    return decompress_run_bytes(path.read_bytes(), compressed=path.suffix == ".zst")
+
+
+def decompress_run_bytes(data: bytes, compressed: bool) -> tuple[bytes, str | None]:
+    """Run-file bytes as text bytes, and why a compressed stream stopped early, if it did."""
+    if not compressed:
         return data, None
     import zstandard
 
     # Decompress frame by frame: a torn last frame must not lose the good ones, and must
-    # not pass silently either (a stream reader just reports EOF on a cut frame).
+    # not pass silently either (a stream reader just reports EOF on a cut frame). A frame
+    # that fails (e.g. its checksum) may already have emitted some of its damaged bytes:
+    # they are dropped, so only frames that decoded cleanly (or were merely cut) count.
     dctx = zstandard.ZstdDecompressor()
     out = bytearray()
     frame = dctx.decompressobj()
     in_frame = False
+    frame_start = 0
     for start in range(0, len(data), 1 << 16):
         chunk = data[start : start + (1 << 16)]
         while chunk:
             try:
                 out += frame.decompress(chunk)
             except zstandard.ZstdError as exc:
+                del out[frame_start:]
                 return bytes(out), f"compressed stream is damaged ({exc})"
             in_frame = True
             if not frame.eof:
                 break
             chunk = frame.unused_data
-            frame, in_frame = dctx.decompressobj(), False
+            frame, in_frame, frame_start = dctx.decompressobj(), False, len(out)
     return bytes(out), ("compressed stream ends inside a frame" if in_frame else None)
 
 
@@ -178,8 +188,8 @@ def parse_run_bytes(data: bytes, path: Path | None = None, stream_problem: str |
     lines = data.split(b"\n")
     try:
         header_obj = json.loads(lines[0])
-    except json.JSONDecodeError as exc:
-        raise RunFileError(f"{where}: line 1 is not valid JSON ({exc.msg}); is this a citeloop run file?") from exc
+    except ValueError as exc:  # JSONDecodeError, or UnicodeDecodeError for bytes that are not UTF-8
+        raise RunFileError(f"{where}: line 1 is not valid JSON ({_json_msg(exc)}); is this a citeloop run file?") from exc
     if not isinstance(header_obj, dict) or header_obj.get("type") != "run_header":
         raise RunFileError(f"{where}: line 1 is not a run_header; is this a citeloop run file?")
     try:
@@ -203,15 +213,18 @@ def parse_run_bytes(data: bytes, path: Path | None = None, stream_problem: str |
             break
         try:
             event = parse_event(json.loads(raw))
-        except json.JSONDecodeError as exc:
-            problem = f"line {number} is not valid JSON ({exc.msg})"
-            break
         except ValidationError as exc:
             problem = f"line {number} is not a valid event: {_first_error(exc)}"
+            break
+        except ValueError as exc:  # JSONDecodeError, or UnicodeDecodeError for bytes that are not UTF-8
+            problem = f"line {number} is not valid JSON ({_json_msg(exc)})"
             break
         expected = len(events)
         if event.seq != expected:
             problem = f"line {number} has seq {event.seq}, expected {expected}"
+            break
+        if event.run_id != header.run_id:
+            problem = f"line {number} has run_id {event.run_id!r}, expected {header.run_id!r}"
             break
         events.append(event)
         offset += len(raw) + 1
@@ -242,6 +255,14 @@ def deterministic_lines(path: str | Path) -> list[str]:
     lines = [dumps_line(run.header)]
     lines += [dumps_line(e) for e in run.events if e.type not in NONDETERMINISTIC_TYPES]
     return lines
+
+
+def _json_msg(exc: ValueError) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return exc.msg
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 at byte {exc.start}"
+    return str(exc)
 
 
 def _first_error(exc: ValidationError) -> str:

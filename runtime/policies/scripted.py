@@ -5,6 +5,10 @@ a run made for one decision kind, in order. `forced` overrides the choice at giv
 positions. When the script runs out, the `then` policy decides. A recorded choice that is
 not valid among the current candidates means the re-execution diverged: that is an error
 naming the position, never a silent substitute.
+
+Given the recorded `refs` and `reasons` too, a played-back decision carries the policy and
+reason of the original, so a replayed prefix is event-for-event identical to the record
+(replay branches rely on this).
 """
 
 from __future__ import annotations
@@ -21,23 +25,32 @@ class ScriptDivergence(RuntimeError):
         super().__init__(f"{kind} decision #{position}: recorded choice {recorded!r} is not valid here (valid: {valid!r})")
 
 
+SCRIPTED = PolicyRef(name="scripted", version="1")
+
+
 class _Script:
-    def __init__(self, kind: str, choices: list[Any], forced: dict[int, Any] | None, then: Any) -> None:
+    def __init__(self, kind: str, choices: list[Any], forced: dict[int, Any] | None, then: Any,
+                 refs: list[PolicyRef] | None = None, reasons: list[str] | None = None) -> None:
         self.kind = kind
         self.choices = list(choices)
         self.forced = dict(forced or {})
         self.then = then
         self.position = 0
-        self.ref = PolicyRef(name="scripted", version="1")
+        self.ref = SCRIPTED
+        self.refs = list(refs) if refs is not None else None
+        self.reasons = list(reasons) if reasons is not None else None
 
     def _next(self) -> tuple[bool, Any, str]:
-        """(scripted?, value, reason) for the current position; advances it."""
+        """(scripted?, value, reason) for the current position; advances it and sets `ref`."""
         i = self.position
         self.position += 1
         if i in self.forced:
+            self.ref = SCRIPTED
             return True, self.forced[i], f"forced at {self.kind} decision #{i}"
         if i < len(self.choices):
-            return True, self.choices[i], f"recorded {self.kind} decision #{i}"
+            self.ref = self.refs[i] if self.refs is not None else SCRIPTED
+            reason = self.reasons[i] if self.reasons is not None else f"recorded {self.kind} decision #{i}"
+            return True, self.choices[i], reason
         return False, None, ""
 
     def _handover(self) -> None:
@@ -45,8 +58,9 @@ class _Script:
 
 
 class ScriptedStop(_Script):
-    def __init__(self, choices: list[str], then: Any, forced: dict[int, str] | None = None) -> None:
-        super().__init__("stop", choices, forced, then)
+    def __init__(self, choices: list[str], then: Any, forced: dict[int, str] | None = None,
+                 refs: list[PolicyRef] | None = None, reasons: list[str] | None = None) -> None:
+        super().__init__("stop", choices, forced, then, refs, reasons)
 
     def decide_stop(self, s: StopSignals) -> Choice:
         scripted, value, reason = self._next()
@@ -59,9 +73,10 @@ class ScriptedStop(_Script):
 
 
 class ScriptedAngle(_Script):
-    def __init__(self, choices: list[str], then: Any, forced: dict[int, str] | None = None) -> None:
+    def __init__(self, choices: list[str], then: Any, forced: dict[int, str] | None = None,
+                 refs: list[PolicyRef] | None = None, reasons: list[str] | None = None) -> None:
         """Choices are recorded queries (strings), so a replay matches by content, not position."""
-        super().__init__("angle", choices, forced, then)
+        super().__init__("angle", choices, forced, then, refs, reasons)
 
     def choose_angle(self, state: AngleState, candidates: list[AngleCandidate]) -> Choice:
         scripted, value, reason = self._next()
@@ -84,9 +99,13 @@ class ScriptedRead(_Script):
         then: Any,
         forced_reads: dict[int, list[str]] | None = None,
         forced_keeps: dict[int, list[str]] | None = None,
+        read_refs: list[PolicyRef] | None = None,
+        read_reasons: list[str] | None = None,
+        keep_refs: list[PolicyRef] | None = None,
+        keep_reasons: list[str] | None = None,
     ) -> None:
-        super().__init__("read", reads, forced_reads, then)
-        self.keeps = _Script("keep", keeps, forced_keeps, then)
+        super().__init__("read", reads, forced_reads, then, read_refs, read_reasons)
+        self.keeps = _Script("keep", keeps, forced_keeps, then, keep_refs, keep_reasons)
 
     def choose_reads(self, state: ReadState, relevance: dict[str, float], limit: int) -> Choice:
         scripted, value, reason = self._next()
@@ -100,6 +119,8 @@ class ScriptedRead(_Script):
 
     def choose_keep(self, candidates: list[KeepCandidate], limit: int) -> Choice:
         scripted, value, reason = self.keeps._next()
+        # The engine reads one `ref` for read and keep decisions: this object's.
+        self.ref = self.keeps.ref
         if not scripted:
             self._handover()
             return self.then.choose_keep(candidates, limit)

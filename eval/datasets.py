@@ -1,0 +1,327 @@
+"""Evaluation sets: the five shared gold data sets and a user's own questions, as one model.
+
+Every loader returns an `EvalSet`: the questions (or claims) with their gold evidence units
+and the `Corpus` to search. A gold unit is `(doc id, sentence index)`; index -1 means the
+whole document (paragraph- or title-level gold). Claim sets (SciFact, WiCE) also carry,
+per claim, the documents it is checked against and the gold label for each.
+
+| name     | questions                  | gold level | corpus                                        |
+|----------|----------------------------|------------|-----------------------------------------------|
+| hotpotqa | hotpotqa_100.json          | sentence   | embedded multihop corpus (HotpotQA + MuSiQue) |
+| musique  | musique_100.json           | paragraph  | embedded multihop corpus                      |
+| 2wiki    | 2wiki_500.json             | title      | 2wiki_corpus.json, ids `2wiki-NNNN` in order  |
+| scifact  | claims_train.jsonl         | sentence   | corpus.jsonl, ids `scifact-DOCID`, pre-split  |
+| wice     | claim_dev.jsonl            | sentence   | one document per claim, `wice-ID`, pre-split  |
+
+HotpotQA and MuSiQue use the embedded corpus (the union of both samples, built from the
+same shared files by `runtime.corpus.build_multihop_corpus`), so their numbers compare with
+`eval.bench_runtime` and with `citeloop research` on its default corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from runtime.corpus import Corpus, CorpusError, Document, load_corpus, load_embedded_corpus
+
+Unit = tuple[str, int]
+Level = Literal["sentence", "paragraph", "title"]
+Task = Literal["research", "verify"]
+
+DATASETS = ("hotpotqa", "musique", "2wiki", "scifact", "wice")
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+class DatasetError(ValueError):
+    """A data set cannot be loaded; the message names the file and the problem."""
+
+
+class EvalQuestion(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    """Id from the data set (stringified)."""
+    question: str
+    """The question to research, or the claim to verify."""
+    answer: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    """Other accepted answers."""
+    label: str | None = None
+    """Claim-level gold label (WiCE: supported / partially_supported / not_supported)."""
+    type: str | None = None
+    """Question type: bridge/comparison (HotpotQA), 2hop/3hop1/... (MuSiQue),
+    compositional/comparison/inference/bridge_comparison (2Wiki), claim (SciFact, WiCE)."""
+    gold: list[Unit] = Field(default_factory=list)
+    """Gold evidence units (doc id, sentence index; -1 = whole document)."""
+    gold_sets: list[list[Unit]] = Field(default_factory=list)
+    """Alternative minimal gold sets, where the data set gives them (WiCE)."""
+    doc_labels: dict[str, str] = Field(default_factory=dict)
+    """Documents a claim is verified against -> gold label for that pair (SciFact, WiCE)."""
+
+    @property
+    def gold_docs(self) -> frozenset[str]:
+        return frozenset(d for d, _ in self.gold)
+
+
+class EvalSet(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    level: Level
+    questions: list[EvalQuestion]
+    corpus: Corpus
+    tasks: tuple[Task, ...] = ("research",)
+    """What the set supports; the first is the default."""
+    config_overrides: dict[str, object] = Field(default_factory=dict)
+    """Research config settings the benchmark is defined with (e.g. 2Wiki's read budget)."""
+    notes: list[str] = Field(default_factory=list)
+
+    def limit(self, n: int | None) -> EvalSet:
+        return self if n is None else self.model_copy(update={"questions": self.questions[:n]})
+
+
+def _read_json(path: Path) -> object:
+    if not path.is_file():
+        raise DatasetError(f"{path}: data file not found")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def _read_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
+    if not path.is_file():
+        raise DatasetError(f"{path}: data file not found")
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise DatasetError(f"{path}:{lineno}: expected a JSON object")
+            yield lineno, row
+
+
+# --------------------------------------------------------------------------- multihop
+
+
+def load_hotpotqa(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+    corpus = corpus or load_embedded_corpus()
+    by_title = {d.title: d.id for d in corpus if d.id.startswith("hotpotqa-")}
+    questions = []
+    for row in _read_json(Path(data_dir) / "multihop" / "hotpotqa_100.json"):  # type: ignore[union-attr]
+        gold = sorted({(by_title[t], i) for t, i in row["supporting_facts"] if t in by_title})
+        questions.append(EvalQuestion(id=row["_id"], question=row["question"], answer=row["answer"],
+                                      type=row.get("type"), gold=gold))
+    return EvalSet(name="hotpotqa", level="sentence", questions=questions, corpus=corpus)
+
+
+def load_musique(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+    corpus = corpus or load_embedded_corpus()
+    # MuSiQue titles repeat across passages, so a passage is its (title, text).
+    by_content = {(d.title, d.text.strip()): d.id for d in corpus if d.id.startswith("musique-")}
+    questions = []
+    for row in _read_json(Path(data_dir) / "multihop" / "musique_100.json"):  # type: ignore[union-attr]
+        keys = [(p["title"], p["paragraph_text"].strip()) for p in row["paragraphs"] if p["is_supporting"]]
+        gold = sorted({(by_content[k], -1) for k in keys if k in by_content})
+        questions.append(EvalQuestion(id=row["id"], question=row["question"], answer=row["answer"],
+                                      aliases=row.get("answer_aliases", []), type=row["id"].split("__")[0],
+                                      gold=gold))
+    return EvalSet(name="musique", level="paragraph", questions=questions, corpus=corpus)
+
+
+_INFERENCE = re.compile(r"grand(father|mother|son|daughter)|(father|mother|son|daughter|brother|sister)-in-law|"
+                        r"step(father|mother)|\buncle\b|\baunt\b|\bnephew\b|\bniece\b|\bcousin\b", re.IGNORECASE)
+_COMPARISON = re.compile(r"\bor\b[^?]*\?\s*$|\bsame (country|nationality)\b|\bboth\b|\bfirst out of\b",
+                         re.IGNORECASE)
+
+
+def wiki2_type(question: str, n_gold_titles: int) -> str:
+    """2WikiMultihopQA's question type, recovered from the question template.
+
+    The shared sample drops the `type` field, so it is derived: four gold titles are the
+    two-entities-two-bridges template (bridge_comparison); kinship chains are inference;
+    "X or Y" / "same country" are comparison; the rest are compositional chains.
+    """
+    if n_gold_titles >= 4:
+        return "bridge_comparison"
+    if _INFERENCE.search(question):
+        return "inference"
+    if _COMPARISON.search(question):
+        return "comparison"
+    return "compositional"
+
+
+def load_2wiki_corpus(data_dir: Path = DEFAULT_DATA_DIR) -> Corpus:
+    path = Path(data_dir) / "multihop" / "2wiki_corpus.json"
+    passages = _read_json(path)
+    docs = [Document(id=f"2wiki-{i:04d}", title=p["title"], text=p["text"].strip(), publisher="Wikipedia",
+                     source_type="reference_work")
+            for i, p in enumerate(passages)]  # type: ignore[arg-type]
+    return Corpus(docs, source=str(path))
+
+
+def load_2wiki(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+    corpus = corpus or load_2wiki_corpus(data_dir)
+    by_title = {d.title: d.id for d in corpus}
+    questions = []
+    missing = 0
+    for row in _read_json(Path(data_dir) / "multihop" / "2wiki_500.json"):  # type: ignore[union-attr]
+        titles = row["supporting_facts"]
+        missing += sum(t not in by_title for t in titles)
+        questions.append(EvalQuestion(
+            id=row["id"], question=row["question"].strip(), answer=row["answer"],
+            aliases=row.get("answer_aliases", []), type=row.get("type") or wiki2_type(row["question"], len(titles)),
+            gold=sorted({(by_title[t], -1) for t in titles if t in by_title}),
+        ))
+    notes = ["question type derived from the question template (the shared file has no `type`)"]
+    if missing:
+        notes.append(f"{missing} gold titles are not in the corpus")
+    return EvalSet(name="2wiki", level="title", questions=questions, corpus=corpus,
+                   config_overrides={"budget.max_reads": 10}, notes=notes)
+
+
+# --------------------------------------------------------------------------- claims
+
+
+SCIFACT_NEI = "NOT_ENOUGH_INFO"
+
+
+def load_scifact_corpus(data_dir: Path = DEFAULT_DATA_DIR) -> Corpus:
+    path = Path(data_dir) / "scifact" / "corpus.jsonl"
+    docs = []
+    for lineno, row in _read_jsonl(path):
+        sentences = [s.strip() for s in row["abstract"]]
+        if not sentences or not all(sentences):
+            raise DatasetError(f"{path}:{lineno}: abstract has an empty sentence")
+        docs.append(Document(id=f"scifact-{row['doc_id']}", title=row["title"].strip() or str(row["doc_id"]),
+                             text=" ".join(sentences), sentences=sentences, source_type="research_article"))
+    return Corpus(docs, source=str(path))
+
+
+def load_scifact(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+    """SciFact claims: gold = rationale sentences; doc_labels = every cited abstract's label
+    (SUPPORT / CONTRADICT where it is evidence, NOT_ENOUGH_INFO where it is cited but not)."""
+    corpus = corpus or load_scifact_corpus(data_dir)
+    questions = []
+    for _, row in _read_jsonl(Path(data_dir) / "scifact" / "claims_train.jsonl"):
+        gold: set[Unit] = set()
+        labels: dict[str, str] = {}
+        for doc_id in row["cited_doc_ids"]:
+            labels[f"scifact-{doc_id}"] = SCIFACT_NEI
+        for doc_id, rationales in row["evidence"].items():
+            key = f"scifact-{doc_id}"
+            # All rationales of one (claim, abstract) share a label in SciFact.
+            labels[key] = rationales[0]["label"]
+            gold.update((key, i) for r in rationales for i in r["sentences"])
+        questions.append(EvalQuestion(id=str(row["id"]), question=row["claim"], type="claim",
+                                      gold=sorted(gold), doc_labels=labels))
+    return EvalSet(name="scifact", level="sentence", questions=questions, corpus=corpus,
+                   tasks=("verify", "research"))
+
+
+def load_wice(data_dir: Path = DEFAULT_DATA_DIR) -> EvalSet:
+    """WiCE claims, each with its cited article as one document (its sentences as given)."""
+    path = Path(data_dir) / "wice" / "claim_dev.jsonl"
+    docs, questions = [], []
+    for lineno, row in _read_jsonl(path):
+        qid = str(row["meta"]["id"])
+        doc_id = f"wice-{qid}"
+        # Keep every index valid: a blank line of the scrape becomes a placeholder.
+        sentences = [s.strip() or "(empty)" for s in row["evidence"]]
+        title = sentences[0].removeprefix("(meta data) TITLE:").strip() if sentences else qid
+        docs.append(Document(id=doc_id, title=title or qid, text=" ".join(sentences), sentences=sentences))
+        sets = [sorted((doc_id, i) for i in s) for s in row["supporting_sentences"]]
+        questions.append(EvalQuestion(id=qid, question=row["claim"], label=row["label"], type="claim",
+                                      gold=sorted({u for s in sets for u in s}), gold_sets=sets,
+                                      doc_labels={doc_id: row["label"]}))
+        if not sentences:
+            raise DatasetError(f"{path}:{lineno}: claim has no evidence sentences")
+    return EvalSet(name="wice", level="sentence", questions=questions, corpus=Corpus(docs, source=str(path)),
+                   tasks=("verify", "research"))
+
+
+# --------------------------------------------------------------------------- user sets
+
+
+class _UserGold(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    doc_id: str
+    sentence: int | None = Field(None, ge=0)
+
+
+class _UserQuestion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    question: str
+    answer: str | None = None
+    type: str | None = None
+    gold: list[_UserGold] = Field(default_factory=list)
+
+
+def load_user_set(path: str | Path, corpus: Corpus | str | Path | None = None) -> EvalSet:
+    """A JSONL file of `{id, question, answer?, type?, gold?: [{doc_id, sentence?}]}` against
+    `corpus` (a Corpus, a corpus JSONL path, or None for the embedded corpus). Gold with a
+    sentence index is sentence-level; without one, the whole document is the unit."""
+    path = Path(path)
+    if corpus is None:
+        corpus = load_embedded_corpus()
+    elif not isinstance(corpus, Corpus):
+        corpus = load_corpus(corpus)
+    questions: list[EvalQuestion] = []
+    seen: dict[str, int] = {}
+    for lineno, row in _read_jsonl(path):
+        where = f"{path}:{lineno}"
+        try:
+            q = _UserQuestion.model_validate(row)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'row'}: {e['msg']}" for e in exc.errors())
+            raise DatasetError(f"{where}: {problems}") from None
+        if q.id in seen:
+            raise DatasetError(f"{where}: duplicate question id {q.id!r} (first on line {seen[q.id]})")
+        seen[q.id] = lineno
+        units: set[Unit] = set()
+        for g in q.gold:
+            doc = corpus.get(g.doc_id)
+            if doc is None:
+                raise DatasetError(f"{where}: gold doc_id {g.doc_id!r} is not in the corpus ({corpus.source})")
+            if g.sentence is not None and g.sentence >= len(doc.sentence_list()):
+                raise DatasetError(f"{where}: gold sentence {g.sentence} of {g.doc_id!r} does not exist "
+                                   f"(it has {len(doc.sentence_list())} sentences)")
+            units.add((g.doc_id, -1 if g.sentence is None else g.sentence))
+        questions.append(EvalQuestion(id=q.id, question=q.question, answer=q.answer, type=q.type, gold=sorted(units)))
+    if not questions:
+        raise DatasetError(f"{path}: no questions")
+    gold = [u for q in questions for u in q.gold]
+    level: Level = "sentence" if gold and all(i >= 0 for _, i in gold) else "paragraph"
+    return EvalSet(name=path.stem, level=level, questions=questions, corpus=corpus)
+
+
+def load_eval_set(name: str, data_dir: Path | None = None, corpus: str | Path | None = None) -> EvalSet:
+    """A built-in data set by name, or a user JSONL question file by path."""
+    data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+    loaders = {"hotpotqa": load_hotpotqa, "musique": load_musique, "2wiki": load_2wiki,
+               "scifact": load_scifact, "wice": load_wice}
+    if name in loaders:
+        if not data_dir.is_dir():
+            raise DatasetError(f"{data_dir}: shared data directory not found (give --data)")
+        return loaders[name](data_dir)
+    if Path(name).suffix in (".jsonl", ".json") or Path(name).is_file():
+        if not Path(name).is_file():
+            raise DatasetError(f"{name}: question file not found")
+        return load_user_set(name, corpus)
+    raise DatasetError(f"unknown dataset {name!r}; valid: {', '.join(DATASETS)} or a path to a JSONL question file")
+
+
+__all__ = ["EvalQuestion", "EvalSet", "DatasetError", "DATASETS", "load_eval_set", "load_hotpotqa", "load_musique",
+           "load_2wiki", "load_2wiki_corpus", "load_scifact", "load_scifact_corpus", "load_wice", "load_user_set",
+           "wiki2_type", "SCIFACT_NEI", "CorpusError"]

@@ -1,0 +1,190 @@
+"""`citeloop eval`: policies side by side on a gold data set, or verifier accuracy on claims.
+
+    citeloop eval --dataset hotpotqa --policies heuristic,naive,explore [--limit N] [--out DIR] [--json]
+    citeloop eval --dataset scifact            # claim sets default to verifier accuracy
+    citeloop eval --dataset my_questions.jsonl --corpus my_corpus.jsonl
+
+Writes `eval.json` and a PNG chart into `--out` (default `eval-out/<dataset>`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+import yaml
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from eval.charts import confusion_chart, quality_cost_chart
+from eval.datasets import DatasetError, EvalSet, load_eval_set
+from eval.harness import bm25_baseline, check_policies, parse_policies, run_eval
+from eval.verifier_eval import evaluate_verifier, pair_count
+from runtime.config import ConfigError, load_config
+from runtime.index import BM25Index
+from runtime.session import ResearchKit
+
+
+def _overrides(eval_set: EvalSet, settings: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = dict(eval_set.config_overrides)
+    for item in settings:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"bad --set {item!r}: expected SECTION.KEY=VALUE, e.g. budget.max_reads=10")
+        out[key.strip()] = yaml.safe_load(value)
+    return out
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True)
+
+
+def _fmt(value: Any, pct: bool = True) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:.1f}" if pct else f"{value:.2f}"
+
+
+def _research_tables(payload: dict, console: Console) -> None:
+    policies = payload["policies"]
+    sp = payload["dataset"]["name"] == "hotpotqa"
+    table = Table(title=f"{payload['dataset']['name']}: {payload['dataset']['questions']} questions, "
+                        f"same budget (max {payload['budget']['max_searches']} searches, "
+                        f"{payload['budget']['max_reads']} reads); recall/precision in %")
+    columns = ["policy", "retr.R", "cited.R", "cited.P", "all gold", *(["SP F1", "SP EM"] if sp else []),
+               "cite corr.", "coverage", "unsupp.", "answer", "srch/q", "read/q", "wall x"]
+    for c in columns:
+        table.add_column(c, justify="left" if c == "policy" else "right")
+    for name, r in policies.items():
+        table.add_row(name, _fmt(r.get("retrieved_recall")), _fmt(r.get("cited_recall")),
+                      _fmt(r.get("cited_precision")), _fmt(r.get("all_gold_retrieved")),
+                      *([_fmt(r.get("sp_f1")), _fmt(r.get("sp_em"))] if sp else []),
+                      _fmt(r.get("citation_correctness")), _fmt(r.get("coverage")),
+                      _fmt(r.get("unsupported_claim_rate")), _fmt(r.get("answer_in_report")),
+                      _fmt(r["searches_per_q"], False),
+                      _fmt(r["reads_per_q"], False), _fmt(r["wall_ratio"], False))
+    base = payload["bm25_baseline"]
+    table.add_row(f"BM25 top-{base['k']}", _fmt(base["doc_recall"]), "–", "–", _fmt(base["all_gold"]),
+                  *(["–", "–"] if sp else []), "–", "–", "–", "–", "1.00", "–", "–")
+    console.print(table)
+    types = sorted({t for r in policies.values() for t in r["by_type"]})
+    if len(types) > 1:
+        by_type = Table(title="all gold evidence retrieved, by question type (%)")
+        by_type.add_column("type")
+        by_type.add_column("n", justify="right")
+        for name in policies:
+            by_type.add_column(name, justify="right")
+        by_type.add_column(f"BM25 top-{base['k']}", justify="right")
+        for t in types:
+            first = next(iter(policies.values()))["by_type"].get(t, {})
+            by_type.add_row(t, str(first.get("n", "")),
+                            *[_fmt(r["by_type"].get(t, {}).get("all_gold_retrieved")) for r in policies.values()],
+                            _fmt(base["by_type"].get(t, {}).get("all_gold")))
+        console.print(by_type)
+    console.print(f"core metrics from: {payload['core_metrics_source']}")
+
+
+def _verify_table(payload: dict, console: Console) -> None:
+    v = payload["verification"]
+    table = Table(title=f"{payload['dataset']['name']}: verifier {v['verifier']['name']} on {v['pairs']} "
+                        f"(claim, document) pairs")
+    for c in ("", "accuracy", "macro-F1"):
+        table.add_column(c, justify="right" if c else "left")
+    table.add_row(v["verifier"]["name"], _fmt(v["accuracy"]), _fmt(v["macro_f1"]))
+    table.add_row(f"majority ({v['majority']['label']})", _fmt(v["majority"]["accuracy"]),
+                  _fmt(v["majority"]["macro_f1"]))
+    if "partial_as_nei" in v:
+        table.add_row("partial -> NEI", _fmt(v["partial_as_nei"]["accuracy"]), _fmt(v["partial_as_nei"]["macro_f1"]))
+    console.print(table)
+    labels = list(v["confusion"])
+    conf = Table(title="confusion (rows gold, columns verifier)")
+    conf.add_column("gold")
+    for lab in labels:
+        conf.add_column(lab, justify="right")
+    conf.add_column("P / R / F1", justify="right")
+    for g in labels:
+        pc = v["per_class"][g]
+        conf.add_row(g, *[str(v["confusion"][g][p]) for p in labels],
+                     f"{_fmt(pc['precision'])} / {_fmt(pc['recall'])} / {_fmt(pc['f1'])}")
+    console.print(conf)
+    console.print(f"macro-F1 gain over majority: {v['macro_f1_gain_points']:+.1f} points")
+
+
+def eval_command(
+    dataset: str = typer.Option(..., "--dataset", help="hotpotqa | musique | 2wiki | scifact | wice | PATH to a "
+                                                       "JSONL of {id, question, answer?, gold?: [{doc_id, sentence?}]}"),
+    policies: str = typer.Option("heuristic,naive", help="Comma-separated: heuristic, naive, explore, llm:..., "
+                                                         "module:attr. naive also uses the naive planner."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions (claims)."),
+    out: Path = typer.Option(None, "--out", help="Output directory (default eval-out/<dataset>)."),
+    as_json: bool = typer.Option(False, "--json", help="Print eval.json on stdout instead of tables."),
+    config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
+    settings: list[str] = typer.Option([], "--set", help="Config override SECTION.KEY=VALUE (repeatable); wins "
+                                                         "over the data set's own settings."),
+    seed: int = typer.Option(0, help="Seed for exploratory policies."),
+    task: str = typer.Option("auto", help="auto | research | verify (claim sets default to verify)."),
+    corpus: Path = typer.Option(None, "--corpus", help="Corpus JSONL for a user question file (default: embedded)."),
+    data: Path = typer.Option(None, "--data", help="Shared data directory (default ../shared/data)."),
+    verifier: str = typer.Option("lexical", help="Verifier for --task verify."),
+) -> None:
+    """Compare policies on a gold data set (same questions, same budget), or score the verifier."""
+    eval_set = load_eval_set(dataset, data, corpus)
+    if task == "auto":
+        task = eval_set.tasks[0]
+    if task not in eval_set.tasks:
+        raise DatasetError(f"task {task!r} is not available for {eval_set.name} (available: {', '.join(eval_set.tasks)})")
+    eval_set = eval_set.limit(limit)
+    out = out or Path("eval-out") / eval_set.name
+    err = Console(stderr=True)
+    console = Console()
+    if not console.is_terminal:  # piped or captured: do not squeeze the tables to 80 columns
+        console = Console(width=160)
+    payload: dict[str, Any] = {"dataset": {"name": eval_set.name, "level": eval_set.level,
+                                           "questions": len(eval_set.questions), "notes": eval_set.notes,
+                                           "corpus": eval_set.corpus.source, "documents": len(eval_set.corpus),
+                                           "corpus_fingerprint": eval_set.corpus.fingerprint},
+                               "task": task, "seed": seed}
+    t0 = time.perf_counter()
+    if task == "verify":
+        with _progress(err) as progress:
+            bar = progress.add_task("verifying", total=pair_count(eval_set))
+            payload["verification"] = evaluate_verifier(eval_set, verifier, on_pair=lambda: progress.advance(bar))
+        chart = confusion_chart(payload["verification"]["confusion"], out / "confusion.png",
+                                f"{eval_set.name}: {verifier} verifier vs gold")
+    else:
+        runs = parse_policies(policies)
+        cfg = load_config(config, _overrides(eval_set, settings))
+        check_policies(runs, cfg, seed)  # before the index and the progress bar: fail fast, write nothing
+        payload.update({"budget": cfg.budget.model_dump(), "config_digest": cfg.digest(),
+                        "config_overrides": _overrides(eval_set, settings)})
+        t_index = time.perf_counter()
+        index = BM25Index.build(eval_set.corpus)
+        kit = ResearchKit(corpus=eval_set.corpus, index=index, index_seconds=time.perf_counter() - t_index)
+        payload["dataset"]["index_from_cache"] = index.loaded_from_cache
+        with _progress(err) as progress:
+            bar = progress.add_task("researching", total=len(eval_set.questions) * len(runs))
+            payload.update(run_eval(eval_set, kit, runs, cfg, seed, on_step=lambda: progress.advance(bar)))
+        payload["bm25_baseline"] = bm25_baseline(eval_set, index, k=10)
+        chart = quality_cost_chart(payload["policies"], out / "quality_cost.png",
+                                   f"{eval_set.name}: gold recall vs searches ({len(eval_set.questions)} questions)",
+                                   payload["bm25_baseline"])
+    payload["chart"] = str(chart)
+    payload["wall_s"] = round(time.perf_counter() - t0, 2)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "eval.json"
+    target.write_text(json.dumps(payload, indent=2, ensure_ascii=False), encoding="utf-8")
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    (_verify_table if task == "verify" else _research_tables)(payload, console)
+    console.print(f"wrote {target} and {chart}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+

@@ -1,0 +1,193 @@
+"""The evaluation harness: every policy on the same questions, with the same budget, in one run.
+
+For each question and each policy the runtime researches the question with a memory sink;
+the harness then scores the run against gold (evidence recall of what was retrieved,
+carded and cited; cited-evidence precision; "all gold found"; HotpotQA's supporting-fact
+P/R/F1/EM on the cited sentences), next to the core metrics of `filters.metrics.score_run`
+(citation correctness, coverage, unsupported-claim rate, ALCE citation recall/precision,
+whether the gold answer appears in the report) and its diagnosis, and its cost (searches, reads,
+model calls, tokens, wall time). A single-shot BM25 baseline (top 10 for the question
+alone) is computed directly with the index.
+
+`naive` means seed 003's loop: the naive planner with naive policies. Every other policy
+name runs with the rule planner.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from eval.datasets import EvalQuestion, EvalSet, Unit
+from eval.gold import (gold_precision, gold_recall, run_sentence_units, search_hit_docs, sp_metrics,
+                       unit_hits)
+from filters.metrics import RunScore, score_run
+from filters.metrics import aggregate as aggregate_scores
+from runtime.config import ResearchConfig
+from runtime.index import BM25Index
+from runtime.policies import PolicyError, resolve_policies
+from runtime.session import ResearchKit, run_research
+from trajectories.runfile import MemorySink
+
+CORE_METRICS = ("citation_correctness", "coverage", "unsupported_claim_rate", "partial_rate",
+                "citation_recall_alce", "citation_precision_alce", "answer_in_report")
+
+
+@dataclass(frozen=True)
+class PolicyRun:
+    name: str
+    """As given on the command line."""
+    planner: str
+    policy_spec: str
+
+
+def parse_policies(spec: str) -> list[PolicyRun]:
+    """`heuristic,naive,explore,llm:...` -> runs; `naive` also switches the planner."""
+    names = [p.strip() for p in spec.split(",") if p.strip()]
+    if not names:
+        raise PolicyError("give at least one policy, e.g. --policies heuristic,naive")
+    if len(set(names)) != len(names):
+        raise PolicyError(f"policy listed twice in {spec!r}")
+    return [PolicyRun(n, "naive", "naive") if n == "naive" else PolicyRun(n, "rule", n) for n in names]
+
+
+def check_policies(runs: Sequence[PolicyRun], config: ResearchConfig, seed: int) -> None:
+    """Resolve every policy before any run starts: a bad name fails before anything is written."""
+    for run in runs:
+        resolve_policies(run.policy_spec, config, seed)
+
+
+# --------------------------------------------------------------------------- core metrics
+
+
+def core_metrics(score: RunScore) -> dict[str, Any]:
+    """The seed's core metrics and the ALCE pair from filters' `RunScore`, beside the gold
+    metrics (ALCE's shortcut guard: high evidence recall is no credit when citations do
+    not support the sentences, and vice versa)."""
+    return {name: getattr(score, name) for name in CORE_METRICS}
+
+
+# --------------------------------------------------------------------------- per question
+
+
+def _title_units(units: frozenset[Unit], kit: ResearchKit) -> set[tuple[str, int]]:
+    out = set()
+    for doc_id, index in units:
+        doc = kit.corpus.get(doc_id)
+        if doc is not None and index >= 0:
+            out.add((doc.title, index))
+    return out
+
+
+def score_question(q: EvalQuestion, events: list, kit: ResearchKit, level: str, sp: bool) -> dict[str, Any]:
+    units = run_sentence_units(events)
+    gold = frozenset(q.gold)
+    row: dict[str, Any] = {
+        "retrieved_recall": gold_recall(units.retrieved, gold),
+        "carded_recall": gold_recall(units.carded, gold),
+        "cited_recall": gold_recall(units.cited, gold),
+        "cited_precision": gold_precision(units.cited, gold, level),
+        "all_gold_retrieved": (float(unit_hits(units.retrieved, gold) == gold) if gold else None),
+        "all_gold_cited": (float(unit_hits(units.cited, gold) == gold) if gold else None),
+        "search_hit_recall": (len(q.gold_docs & search_hit_docs(events)) / len(q.gold_docs) if gold else None),
+    }
+    if sp:
+        row.update(sp_metrics(_title_units(units.cited, kit), _title_units(gold, kit)))
+    return row
+
+
+def bm25_baseline(eval_set: EvalSet, index: BM25Index, k: int = 10) -> dict[str, Any]:
+    """Single-shot retrieval: the question alone, top `k`; gold documents found."""
+    rows = []
+    for q in eval_set.questions:
+        if not q.gold:
+            continue
+        top = {doc_id for doc_id, _ in index.search(q.question, k)}
+        found = len(q.gold_docs & top)
+        rows.append({"type": q.type, "doc_recall": found / len(q.gold_docs), "all_gold": float(found == len(q.gold_docs))})
+    return {"k": k, "questions": len(rows), "doc_recall": _mean([r["doc_recall"] for r in rows]),
+            "all_gold": _mean([r["all_gold"] for r in rows]),
+            "by_type": {t: {"n": len(rs), "doc_recall": _mean([r["doc_recall"] for r in rs]),
+                            "all_gold": _mean([r["all_gold"] for r in rs])}
+                        for t, rs in _group(rows).items()}}
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    real = [v for v in values if v is not None]
+    return round(sum(real) / len(real), 4) if real else None
+
+
+def _group(rows: list[dict]) -> dict[str, list[dict]]:
+    groups: dict[str, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(r["type"] or "all", []).append(r)
+    return dict(sorted(groups.items()))
+
+
+QUALITY = ("retrieved_recall", "carded_recall", "cited_recall", "cited_precision", "all_gold_retrieved",
+           "all_gold_cited", "search_hit_recall", "sp_em", "sp_f1", "sp_prec",
+           "sp_recall", *CORE_METRICS)
+COST = ("searches", "reads", "model_calls", "tokens")
+
+
+def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {"questions": len(rows)}
+    for key in QUALITY:
+        if any(key in r for r in rows):
+            out[key] = _mean([r.get(key) for r in rows])
+    for key in COST:
+        out[f"{key}_per_q"] = _mean([r[key] for r in rows])
+    out["wall_s"] = round(sum(r["wall_s"] for r in rows), 3)
+    out["by_type"] = {t: {"n": len(rs), **{k: _mean([r.get(k) for r in rs])
+                                           for k in ("retrieved_recall", "cited_recall", "all_gold_retrieved")}}
+                      for t, rs in _group(rows).items()}
+    if scores:
+        summary = aggregate_scores(scores)
+        out["diagnosis"] = summary["diagnosis"]
+        out["failure_modes"] = summary["failure_modes"]
+        out["verdict_counts"] = summary["verdict_counts"]
+    return out
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun], config: ResearchConfig,
+             seed: int = 0, on_step: Callable[[], None] | None = None) -> dict[str, Any]:
+    """Run every policy over every question of `eval_set`; per-policy aggregates and rows."""
+    check_policies(policies, config, seed)
+    sp = eval_set.name == "hotpotqa"
+    results: dict[str, Any] = {}
+    for run in policies:
+        rows, scores = [], []
+        for q in eval_set.questions:
+            sink = MemorySink()
+            t0 = time.perf_counter()
+            result, _ = run_research(q.question, kit, config, policy_spec=run.policy_spec, seed=seed,
+                                     out_dir=None, sink=sink, planner=run.planner)
+            wall = time.perf_counter() - t0
+            counts = result.outcome.counts
+            score = score_run(sink.events, header=sink.header,
+                              gold_answers=[a for a in (q.answer, *q.aliases) if a] or None)
+            scores.append(score)
+            rows.append({
+                "qid": q.id, "type": q.type, "run_id": result.run_id, "stop_reason": result.outcome.stop_reason,
+                **score_question(q, sink.events, kit, eval_set.level, sp), **core_metrics(score),
+                "diagnosis": score.diagnosis_codes,
+                "searches": counts.get("searches", 0), "reads": counts.get("reads", 0),
+                "model_calls": score.model_calls, "tokens": score.tokens,
+                "wall_s": round(wall, 4),
+            })
+            if on_step:
+                on_step()
+        results[run.name] = {"planner": run.planner, "policy": run.policy_spec, **aggregate(rows, scores),
+                             "per_question": rows}
+    first = results[policies[0].name]["wall_s"] if policies else 0
+    for r in results.values():
+        r["wall_ratio"] = round(r["wall_s"] / first, 3) if first else None
+    return {"policies": results, "core_metrics_source": "filters.metrics.score_run"}

@@ -1,0 +1,141 @@
+"""`citeloop replay` (check, swap, branch) and `citeloop rescore`.
+
+Exit codes: 0 done (or an exact replay matched), 1 an exact replay diverged, 2 a request
+that cannot be carried out (one `error: ...` line on stderr, nothing written).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from runtime.branch import branch_run
+from runtime.config import ConfigError
+from runtime.corpus import CorpusError
+from runtime.planner import PlanValidationError, QuestionError
+from runtime.policies import PolicyError
+from runtime.replay import ReplayCheck, ReplayError, ReplayRun, check_run
+from runtime.swap import swap_run
+from runtime.rescore import ScorerError, resolve_scorer
+from trajectories.cli import CommandError
+from trajectories.diff import DiffError, render_diff
+from trajectories.runfile import RunFileError, read_run
+
+console = Console()
+ERRORS = (ReplayError, RunFileError, PolicyError, ConfigError, CorpusError, PlanValidationError, QuestionError,
+          ScorerError, DiffError)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """A request that cannot be carried out: one line on stderr, exit code 2."""
+    try:
+        yield
+    except ERRORS as exc:
+        raise CommandError(str(exc), 2) from exc
+
+
+def _print_check(check: ReplayCheck, path: Path) -> None:
+    for warning in check.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    if check.ok:
+        console.print(f"[green]replay identical[/green]: {check.events_recorded} deterministic events of "
+                      f"{check.run_id} ({path})")
+        return
+    d = check.divergence
+    assert d is not None
+    where = f"seq {d.seq} ({d.recorded_type} / {d.replayed_type})" if d.seq is not None else "the header"
+    console.print(f"[red]replay diverged[/red] at {where}: {d.reason}")
+    for key, (before, after) in d.detail.items():
+        console.print(f"  {key}: recorded {json.dumps(before, ensure_ascii=False)[:300]}")
+        console.print(f"  {key}: replayed {json.dumps(after, ensure_ascii=False)[:300]}")
+    for problem in check.header_problems:
+        console.print(f"  possible cause: {problem}")
+
+
+def _print_run(result: ReplayRun, as_json: bool, what: str) -> None:
+    if as_json:
+        payload = {"run_id": result.header.run_id, "trajectory": str(result.path) if result.path else None,
+                   "branch": result.header.spec.branch.model_dump(mode="json") if result.header.spec.branch else None,
+                   "tool_calls": {"recorded": result.served, "live": result.live}, "warnings": result.warnings,
+                   "diff": result.diff.model_dump(mode="json")}
+        typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    console.print(f"[bold]{what}[/bold] -> {result.header.run_id}; tool calls: {result.served} from the record, "
+                  f"{result.live} live")
+    render_diff(result.diff, console)
+    if result.path is not None:
+        console.print(f"[bold]trajectory:[/bold] {result.path}")
+
+
+def replay(
+    run: Path = typer.Argument(..., help="A run file (.jsonl or .jsonl.zst)."),
+    check: bool = typer.Option(False, "--check", help="Re-execute exactly; confirm an identical event stream."),
+    swap: str = typer.Option(None, "--swap", help="tools=CONFIG.yaml | policy=NAME | verifier=NAME"),
+    branch: int = typer.Option(None, "--branch", help="Seq of a stop/angle/read/keep decision to force."),
+    action: str = typer.Option(None, "--action", help="Forced choice: continue|stop, an angle index or query, "
+                                                      "or comma-separated doc ids (read) / sentence ids (keep)."),
+    then: str = typer.Option(None, "--then", help="Policy after the branch point (default: the run's own)."),
+    corpus: Path = typer.Option(None, "--corpus", help="Where the run's corpus is, if not where the header says."),
+    out: Path = typer.Option(None, "--out", help="Directory for the new trajectory (swap, branch)."),
+    as_json: bool = typer.Option(False, "--json", help="JSON on stdout."),
+) -> None:
+    """Replay a run: exactly (--check), with one part swapped (--swap), or branched (--branch)."""
+    with user_errors():
+        modes = [m for m, on in (("--check", check), ("--swap", swap is not None), ("--branch", branch is not None)) if on]
+        if len(modes) != 1:
+            raise ReplayError(f"choose exactly one of --check, --swap, --branch (got {', '.join(modes) or 'none'})")
+        if branch is None and (action is not None or then is not None):
+            raise ReplayError("--action and --then go with --branch")
+        loaded = read_run(run)
+        if check:
+            result = check_run(loaded)
+            if as_json:
+                typer.echo(result.model_dump_json(indent=2))
+            else:
+                _print_check(result, run)
+            if not result.ok:
+                raise CommandError("", 1)  # the report above says why
+            return
+        if swap is not None:
+            _print_run(swap_run(loaded, swap, out, corpus), as_json, f"swap {swap}")
+            return
+        if action is None:
+            raise ReplayError("--branch needs --action CHOICE")
+        _print_run(branch_run(loaded, branch, action, then, out, corpus), as_json, f"branch at seq {branch} -> {action}")
+
+
+def rescore(
+    runs: list[Path] = typer.Argument(..., help="Run files to rescore."),
+    scorer: str = typer.Option(..., "--scorer", help="A scorer name (lexical) or module:attr path."),
+    as_json: bool = typer.Option(False, "--json", help="JSON on stdout."),
+) -> None:
+    """Re-score saved runs offline (no tool calls): verdict counts before/after, claims that changed."""
+    with user_errors():
+        resolved = resolve_scorer(scorer)
+        results = [resolved.rescore(read_run(path)) for path in runs]
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2, ensure_ascii=False))
+        return
+    for path, r in zip(runs, results):
+        console.print(f"[bold]{r.run_id}[/bold] ({path}) scorer {r.scorer}: before {r.before} -> after {r.after}")
+        if r.changed:
+            table = Table("claim", "before", "after", "reason")
+            for c in r.changed:
+                table.add_row(c.claim_id, c.before or "-", c.after, c.reason)
+            console.print(table)
+        else:
+            console.print("no verdict changed")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("replay")(replay)
+    app.command("rescore")(rescore)

@@ -1,0 +1,122 @@
+"""Rescoring saved runs offline: judge what a run already holds with another scorer,
+without calling a single tool.
+
+A `RunScorer` takes a loaded run and returns, per claim, the recorded verdict and its own.
+Scorers are resolved by name from `SCORERS`, then as a `module:attr` path (a run scorer,
+or a verifier, which is wrapped). The built-in scorers are the verifiers: each drafted
+claim, in its final wording (after a rewrite, if any), is re-checked against the quotes of
+the cards it is bound to, with every other card of the run as the counter-evidence pool,
+exactly as the claim loop checked it. The filters layer can add its scorers to `SCORERS`
+(or be named by path) later; runtime never imports filters.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from runtime.verifier import VERIFIERS, EvidenceText, Verifier, VerifierConfig, resolve_verifier
+from trajectories.diff import final_verdicts
+from trajectories.runfile import RunFile
+
+
+class ScorerError(ValueError):
+    """Unknown or unusable scorer name."""
+
+
+class ClaimScore(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    claim_id: str
+    text: str
+    before: str | None
+    """The verdict the run recorded for this wording; None if it recorded none."""
+    after: str
+    reason: str
+
+
+class RunRescore(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    run_id: str
+    scorer: str
+    before: dict[str, int]
+    """Verdict counts as recorded."""
+    after: dict[str, int]
+    """Verdict counts from the scorer."""
+    changed: list[ClaimScore]
+    claims: list[ClaimScore]
+
+
+@runtime_checkable
+class RunScorer(Protocol):
+    name: str
+    version: str
+
+    def rescore(self, run: RunFile) -> RunRescore: ...
+
+
+class VerifierScorer:
+    """Re-checks every drafted claim with a verifier built from the run's own verifier config."""
+
+    version = "1"
+
+    def __init__(self, name: str, verifier: Verifier | None = None) -> None:
+        self.name = name
+        self._fixed = verifier
+
+    def _verifier(self, run: RunFile) -> Verifier:
+        if self._fixed is not None:
+            return self._fixed
+        config = VerifierConfig.model_validate(run.header.spec.config.get("verifier", {}))
+        return resolve_verifier(self.name, config)
+
+    def rescore(self, run: RunFile) -> RunRescore:
+        verifier = self._verifier(run)
+        cards = {e.card.card_id: e.card for e in run.events if e.type == "card_created"}  # type: ignore[attr-defined]
+        texts = {e.claim.claim_id: e.claim.text for e in run.events if e.type == "claim_drafted"}  # type: ignore[attr-defined]
+        bound = {e.claim.claim_id: list(e.claim.card_ids) for e in run.events if e.type == "claim_drafted"}  # type: ignore[attr-defined]
+        for e in run.events:
+            if e.type == "rewrite":
+                texts[e.claim_id] = e.new_text  # type: ignore[attr-defined]
+            elif e.type == "binding":
+                bound[e.claim_id] = list(e.card_ids)  # type: ignore[attr-defined]
+        recorded = final_verdicts(run.events)
+        scores = []
+        for claim_id, text in texts.items():
+            evidence = [EvidenceText(card_id=c, text=cards[c].quote) for c in bound[claim_id] if c in cards]
+            others = [EvidenceText(card_id=c.card_id, text=c.quote) for c in cards.values() if c.card_id not in bound[claim_id]]
+            record = verifier.check(claim_id, text, evidence, others)
+            scores.append(ClaimScore(claim_id=claim_id, text=text, before=recorded.get(claim_id), after=record.verdict,
+                                     reason=record.reason))
+        return RunRescore(
+            run_id=run.run_id, scorer=self.name,
+            before=dict(sorted(Counter(s.before for s in scores if s.before is not None).items())),
+            after=dict(sorted(Counter(s.after for s in scores).items())),
+            changed=[s for s in scores if s.before != s.after], claims=scores,
+        )
+
+
+SCORERS: dict[str, Callable[[], RunScorer]] = {name: (lambda n=name: VerifierScorer(n)) for name in VERIFIERS}
+"""Built-in scorers by name. Verifiers for now; the filters layer's scorers belong here later."""
+
+
+def resolve_scorer(name: str) -> RunScorer:
+    if name in SCORERS:
+        return SCORERS[name]()
+    valid = ", ".join(sorted(SCORERS))
+    if ":" not in name:
+        raise ScorerError(f"unknown scorer {name!r}; valid: {valid} (or a module:attr path)")
+    module, _, attr = name.partition(":")
+    try:
+        target = getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ScorerError(f"cannot load scorer {name!r} ({exc}); valid: {valid}") from exc
+    obj = target() if isinstance(target, type) else target
+    if isinstance(obj, RunScorer):
+        return obj
+    if isinstance(obj, Verifier):
+        return VerifierScorer(name, obj)
+    raise ScorerError(f"{name!r} is neither a run scorer (name, version, rescore()) nor a verifier (check())")
