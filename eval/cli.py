@@ -36,7 +36,8 @@ filters_cli.register(app)
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI in-process; returns the exit code (testable without a subprocess)."""
     try:
-        app(args=argv if argv is not None else sys.argv[1:], standalone_mode=False)
+        # Without standalone mode click returns a command's `typer.Exit` code instead of raising it.
+        result = app(args=argv if argv is not None else sys.argv[1:], standalone_mode=False)
     except USER_ERRORS as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except click.exceptions.Abort:
         return 1
-    return 0
+    return result if isinstance(result, int) else 0
 
 
 def run() -> None:

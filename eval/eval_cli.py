@@ -86,6 +86,15 @@ def _research_tables(payload: dict, console: Console) -> None:
                             *[_fmt(r["by_type"].get(t, {}).get("all_gold_retrieved")) for r in policies.values()],
                             _fmt(base["by_type"].get(t, {}).get("all_gold")))
         console.print(by_type)
+    if any("bridge_hop_recall" in r for r in policies.values()):
+        hops = Table(title="gold docs read by hop (%): named in question / bridge")
+        hops.add_column("type")
+        for name in policies:
+            hops.add_column(name, justify="right")
+        for t in types:
+            hops.add_row(t, *[f"{_fmt(r['by_type'].get(t, {}).get('named_hop_recall'))} / "
+                              f"{_fmt(r['by_type'].get(t, {}).get('bridge_hop_recall'))}" for r in policies.values()])
+        console.print(hops)
     console.print(f"core metrics from: {payload['core_metrics_source']}")
 
 
@@ -124,8 +133,9 @@ def eval_command(
     out: Path = typer.Option(None, "--out", help="Output directory (default eval-out/<dataset>)."),
     as_json: bool = typer.Option(False, "--json", help="Print eval.json on stdout instead of tables."),
     config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
-    settings: list[str] = typer.Option([], "--set", help="Config override SECTION.KEY=VALUE (repeatable); wins "
-                                                         "over the data set's own settings."),
+    settings: list[str] = typer.Option([], "--set", help="Config override SECTION.KEY=VALUE (repeatable). Order: "
+                                                         "--config, then the data set's own settings (2wiki: "
+                                                         "budget.max_reads=10), then --set."),
     seed: int = typer.Option(0, help="Seed for exploratory policies."),
     task: str = typer.Option("auto", help="auto | research | verify (claim sets default to verify)."),
     corpus: Path = typer.Option(None, "--corpus", help="Corpus JSONL for a user question file (default: embedded)."),

@@ -15,6 +15,7 @@ name runs with the rule planner.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from runtime.config import ResearchConfig
 from runtime.index import BM25Index
 from runtime.policies import PolicyError, resolve_policies
 from runtime.session import ResearchKit, run_research
+from runtime.text import fold_accents
 from trajectories.runfile import MemorySink
 
 CORE_METRICS = ("citation_correctness", "coverage", "unsupported_claim_rate", "partial_rate",
@@ -95,7 +97,26 @@ def score_question(q: EvalQuestion, events: list, kit: ResearchKit, level: str, 
     }
     if sp:
         row.update(sp_metrics(_title_units(units.cited, kit), _title_units(gold, kit)))
+    if level == "title" and gold:
+        row.update(_hop_recall(q, units.retrieved, kit))
     return row
+
+
+_PARENS = re.compile(r"\s*\([^()]*\)")
+
+
+def _hop_recall(q: EvalQuestion, retrieved: frozenset[Unit], kit: ResearchKit) -> dict[str, float | None]:
+    """Title-level gold split by hop: documents whose title the question names (the first
+    hop) and the rest (bridge entities the run had to discover), each with its read rate."""
+    question = fold_accents(q.question).lower()
+    read = {d for d, _ in retrieved}
+    named, bridge = [], []
+    for doc_id in sorted(q.gold_docs):
+        doc = kit.corpus.get(doc_id)
+        title = fold_accents(_PARENS.sub("", doc.title if doc else "")).lower().strip()
+        (named if title and title in question else bridge).append(doc_id in read)
+    return {"named_hop_recall": sum(named) / len(named) if named else None,
+            "bridge_hop_recall": sum(bridge) / len(bridge) if bridge else None}
 
 
 def bm25_baseline(eval_set: EvalSet, index: BM25Index, k: int = 10) -> dict[str, Any]:
@@ -130,7 +151,7 @@ def _group(rows: list[dict]) -> dict[str, list[dict]]:
 
 
 QUALITY = ("retrieved_recall", "carded_recall", "cited_recall", "cited_precision", "all_gold_retrieved",
-           "all_gold_cited", "search_hit_recall", "sp_em", "sp_f1", "sp_prec",
+           "all_gold_cited", "search_hit_recall", "named_hop_recall", "bridge_hop_recall", "sp_em", "sp_f1", "sp_prec",
            "sp_recall", *CORE_METRICS)
 COST = ("searches", "reads", "model_calls", "tokens")
 
@@ -144,7 +165,9 @@ def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, An
         out[f"{key}_per_q"] = _mean([r[key] for r in rows])
     out["wall_s"] = round(sum(r["wall_s"] for r in rows), 3)
     out["by_type"] = {t: {"n": len(rs), **{k: _mean([r.get(k) for r in rs])
-                                           for k in ("retrieved_recall", "cited_recall", "all_gold_retrieved")}}
+                                           for k in ("retrieved_recall", "cited_recall", "all_gold_retrieved",
+                                                     "named_hop_recall", "bridge_hop_recall")
+                                           if any(k in r for r in rs)}}
                       for t, rs in _group(rows).items()}
     if scores:
         summary = aggregate_scores(scores)

@@ -20,13 +20,20 @@ _DOWN = ("decreas", "lower", "reduc", "inhibit", "suppress", "impair", "imped", 
          "repress", "decline", "weaken", "protect")
 
 
-def _direction(text: str) -> int:
-    score = 0
+def _cues(text: str) -> dict[str, int]:
+    cues = {}
     for token in tokenize(text):
         if any(token.startswith(p) for p in _UP):
-            score += 1
+            cues[token] = 1
         elif any(token.startswith(p) for p in _DOWN):
-            score -= 1
+            cues[token] = -1
+    return cues
+
+
+def _direction(cues: dict[str, int], exclude: dict[str, int]) -> int:
+    """Net direction of the cues not shared with the other text: shared words ("activation
+    of X") are the topic, the differing ones say which way the effect goes."""
+    score = sum(v for k, v in cues.items() if k not in exclude)
     return (score > 0) - (score < 0)
 
 
@@ -44,16 +51,20 @@ class DirectionVerifier:
         record = self.base.check(claim_id, claim_text, evidence, others)
         if record.verdict not in ("entail", "partial"):
             return record
-        claim_dir = _direction(claim_text)
-        if not claim_dir:
+        claim_cues = _cues(claim_text)
+        if not claim_cues:
             return record
         terms = content_terms(claim_text)
         sentences = [s for ev in evidence for s in (split_sentences(ev.text) or [ev.text])]
         ranked = sorted(sentences, key=lambda s: -term_overlap(terms, content_terms(s)))[: self.top]
         close = [s for s in ranked if term_overlap(terms, content_terms(s)) >= self.min_overlap]
-        dirs = [_direction(s) for s in close]
-        if dirs and all(d == -claim_dir for d in dirs):
+        opposite = []
+        for sentence in close:
+            cues = _cues(sentence)
+            claim_dir, sentence_dir = _direction(claim_cues, cues), _direction(cues, claim_cues)
+            opposite.append(bool(claim_dir) and sentence_dir == -claim_dir)
+        if opposite and all(opposite):
             return record.model_copy(update={"verdict": "conflict", "checker": "direction",
-                                             "reason": f"The claim goes {'up' if claim_dir > 0 else 'down'}, the "
-                                                       f"closest evidence the other way: \"{close[0][:120]}\"."})
+                                             "reason": "The claim and the closest evidence state opposite "
+                                                       f"directions of the effect: \"{close[0][:120]}\"."})
         return record

@@ -90,3 +90,15 @@ def test_wice_mapping_and_gain() -> None:
     assert r["accuracy"] == 0.75
     assert r["majority"]["label"] == "partially_supported"
     assert r["macro_f1_gain_points"] == pytest.approx(100 * (r["macro_f1"] - r["majority"]["macro_f1"]), abs=0.01)
+
+
+def test_direction_prototype_turns_an_opposite_effect_into_a_conflict() -> None:
+    from eval.verifier_proto import DirectionVerifier
+    from runtime.verifier import EvidenceText, LexicalVerifier
+
+    claim = "Activation of PPM1D enhances p53 function in tumour cells."
+    evidence = [EvidenceText(card_id="d#s0", text="Activation of PPM1D inhibits p53 function in tumour cells.")]
+    assert LexicalVerifier().check("c", claim, evidence).verdict == "entail"
+    assert DirectionVerifier().check("c", claim, evidence).verdict == "conflict"
+    same = [EvidenceText(card_id="d#s0", text="Activation of PPM1D increases p53 function in tumour cells.")]
+    assert DirectionVerifier().check("c", claim, same).verdict != "conflict"

@@ -31,7 +31,7 @@ from trajectories.runfile import (
 )
 
 QUESTION = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow])
 
 

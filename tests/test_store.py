@@ -21,7 +21,7 @@ from trajectories.events import (
     event_to_dict,
 )
 from trajectories.models import Claim, VerdictRecord
-from trajectories.runfile import FileSink, RunFile, dumps_line, read_run
+from trajectories.runfile import FileSink, RunFile, decompress_run_bytes, dumps_line, read_run
 from trajectories.store import TABLES, Store, StoreError, ingest
 from trajectories.store_queries import (
     decisions_by_kind_and_policy,
@@ -179,9 +179,8 @@ def test_runs_table_has_header_facts_and_outcome(store: Store, runs: dict[str, R
         assert (row["status"], row["stop_reason"]) == (finished.status, finished.stop_reason)
         assert all(row[f"count_{k}"] == v for k, v in finished.counts.items())
         assert all(row[f"metric_{k}"] == v for k, v in finished.metrics.items())
-        assert row["schema_version"] == json.loads(Path(row["file"]).read_bytes().split(b"\n")[0]
-                                                   if row["file"].endswith(".jsonl") else
-                                                   dumps_line(run.header))["schema_version"]
+        text, _ = decompress_run_bytes(Path(row["file"]).read_bytes(), compressed=row["file"].endswith(".zst"))
+        assert row["schema_version"] == json.loads(text.split(b"\n")[0])["schema_version"]
         assert row["wall_ms"] == run.of_type("run_meta")[0].wall_ms
 
 
@@ -255,7 +254,8 @@ def test_a_changed_file_replaces_its_rows(runs_dir: Path, runs: dict[str, RunFil
     assert store.counts()["events"] == 10 + len(other.events)
     row = store.scan("runs").filter(pl.col("run_id") == run.run_id).collect().row(0, named=True)
     assert (row["n_events"], row["finished"], row["torn"]) == (10, False, False)
-    assert store.scan("decisions").filter(pl.col("run_id") == run.run_id).select(pl.col("seq").max()).collect().item() < 10
+    decisions = store.scan("decisions").filter(pl.col("run_id") == run.run_id)
+    assert decisions.select(pl.col("seq").max()).collect().item() < 10
     # Parts the manifest no longer names are not read, and the next ingest removes them.
     stray = store.part_path("events", 99)
     shutil.copy(store.parts("events")[0], stray)
@@ -265,13 +265,16 @@ def test_a_changed_file_replaces_its_rows(runs_dir: Path, runs: dict[str, RunFil
 
 
 def test_a_torn_file_is_stored_up_to_its_last_good_event(runs_dir: Path, tmp_path: Path) -> None:
-    files = _copy_runs(runs_dir, tmp_path / "runs", 2)
+    files = _copy_runs(runs_dir, tmp_path / "runs", 4)
     data = files[0].read_bytes()
     files[0].write_bytes(data[: len(data) // 2])  # mid-line, like a crash
-    lines = files[1].read_bytes().split(b"\n")
-    files[1].write_bytes(b"\n".join(lines[:6] + [lines[6][:-3] + b"x}"] + lines[7:]))  # a bad line in the middle
+    for path, line, damage in [(files[1], 6, lambda b: b[:-3] + b"x}"),  # not JSON
+                               (files[2], 3, lambda b: b[:30] + b"\xff" + b[31:]),  # not UTF-8
+                               (files[3], 8, lambda b: b.replace(b'"type":"', b'"type":"x', 1))]:  # no such event
+        lines = path.read_bytes().split(b"\n")
+        path.write_bytes(b"\n".join(lines[:line] + [damage(lines[line])] + lines[line + 1:]))
     report = ingest(tmp_path / "runs", tmp_path / "s")
-    assert report.runs_torn == 2
+    assert report.runs_torn == 4
     store = Store.open(tmp_path / "s")
     for path in files:
         run = read_run(path)
@@ -297,7 +300,7 @@ def test_a_torn_zst_file_and_a_duplicate_run(runs_dir: Path, tmp_path: Path) -> 
     cut.parent.mkdir()
     cut.write_bytes(data[: len(data) * 2 // 3])
     report = ingest(tmp_path / "runs", tmp_path / "s")
-    assert (report.runs_added, report.duplicates) == (1, [str(cut.resolve())]), "the complete copy wins"
+    assert (report.runs_added, report.duplicates) == (1, [str(cut.absolute())]), "the complete copy wins"
     store = Store.open(tmp_path / "s")
     assert store.read("runs")["torn"].to_list() == [False]
     assert store.counts()["events"] == len(run.events)
@@ -374,20 +377,20 @@ def test_claims_follow_rewrites_and_drops(runs: dict[str, RunFile], tmp_path: Pa
     header, n = run.header, 0
     events = []
 
-    def add(cls, **fields):
+    def add(cls: type, **fields: object) -> None:
         nonlocal n
         events.append(cls(run_id=header.run_id, seq=n, subq="sq1", **fields))
         n += 1
 
-    def verdict(cid, v, p):
+    def verdict(cid: str, v: str) -> VerdictRecord:
         return VerdictRecord(claim_id=cid, verdict=v, checker="lexical", reason="r", support=0.6)
 
     add(ClaimDrafted, claim=Claim(claim_id="c1", subq="sq1", text="old", card_ids=["k1"]))
-    add(VerdictReached, record=verdict("c1", "partial", 1), pass_=1)
+    add(VerdictReached, record=verdict("c1", "partial"), pass_=1)
     add(ClaimRewritten, claim_id="c1", old_text="old", new_text="new", reason="partial")
-    add(VerdictReached, record=verdict("c1", "entail", 2), pass_=2)
+    add(VerdictReached, record=verdict("c1", "entail"), pass_=2)
     add(ClaimDrafted, claim=Claim(claim_id="c2", subq="sq1", text="t2", card_ids=["k2", "k3"]))
-    add(VerdictReached, record=verdict("c2", "irrelevant", 1), pass_=1)
+    add(VerdictReached, record=verdict("c2", "irrelevant"), pass_=1)
     add(ClaimDropped, claim_id="c2", verdict="irrelevant", reason="gone")
     add(ClaimDrafted, claim=Claim(claim_id="c3", subq="sq1", text="t3", card_ids=[]))
     (tmp_path / "runs").mkdir()

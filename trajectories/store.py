@@ -22,7 +22,7 @@ ingest chunk (`STORE/<table>/part-NNNNN.parquet`):
   support, n_checks, rewritten, weakened, dropped, drop_reason` (verdict, checker, support:
   of the claim's last check).
 
-Ingest is incremental and idempotent. `manifest.json` records every file seen (resolved
+Ingest is incremental and idempotent. `manifest.json` records every file seen (absolute
 path -> content digest) and every run (file, digest, part): an unchanged file is skipped
 without being parsed; a changed file, or a new file holding a run id already stored,
 replaces that run's rows. Within one ingest, two files of the same run resolve to the one
@@ -194,7 +194,7 @@ class _Loaded:
 
 
 def _load(path: Path, raw: bytes, digest: str) -> _Loaded:
-    """Validate the header and cut the body at the first thing a fast parse cannot take."""
+    """Validate the header and split off the event lines, cutting a torn last line."""
     data, stream_problem = decompress_run_bytes(raw, compressed=path.suffix == ".zst")
     nl = data.find(b"\n")
     head = data if nl < 0 else data[: nl + 1]
@@ -262,13 +262,16 @@ def _try_parse(files: list[_Loaded]) -> tuple[pl.DataFrame | None, set[int]]:
         frame = _parse_lines(b"".join(f.body for f in files), sum(f.n_lines for f in files))
     except (pl.exceptions.PolarsError, UnicodeDecodeError):
         return None, _unparseable(files, 0, len(files))
+    if not files:
+        return frame.with_columns(file=pl.lit(None, pl.Int32)), set()
     counts = np.array([f.n_lines for f in files], dtype=np.int64)
     starts = np.repeat(np.cumsum(counts) - counts, counts)
     frame = frame.with_columns(
         file=pl.Series(np.repeat(np.arange(len(files), dtype=np.int32), counts)),
         idx=pl.Series(np.arange(int(counts.sum()), dtype=np.int64) - starts),
     )
-    frame = frame.with_columns(expected_run=pl.Series([f.run_id for f in files], dtype=pl.String()).gather(frame["file"]))
+    run_ids = pl.Series([f.run_id for f in files], dtype=pl.String())
+    frame = frame.with_columns(expected_run=run_ids.gather(frame["file"]))
     bad = frame.filter(
         (pl.col("run_id") != pl.col("expected_run")).fill_null(True)
         | (pl.col("seq") != pl.col("idx")).fill_null(True)
@@ -277,7 +280,8 @@ def _try_parse(files: list[_Loaded]) -> tuple[pl.DataFrame | None, set[int]]:
     return frame.drop("expected_run", "idx"), set(bad["file"].unique().to_list())
 
 
-def _checked(files: list[_Loaded], validate: bool) -> tuple[list[_Loaded], pl.DataFrame, list[tuple[_Loaded, str]]]:
+def _checked(files: list[_Loaded], validate: bool
+             ) -> tuple[list[_Loaded], pl.DataFrame, list[tuple[_Loaded, str]]]:
     """Parse the event lines of `files` in bulk; files that fail go through the exact reader.
 
     Returns the files kept, one frame of their events (column `file` indexes the kept list)
@@ -293,6 +297,8 @@ def _checked(files: list[_Loaded], validate: bool) -> tuple[list[_Loaded], pl.Da
         frame, suspects = _try_parse(files)
         if frame is not None and not suspects:
             return files, frame, skipped
+        if not suspects:  # pragma: no cover - each file parses alone but not together
+            raise StoreError("internal error: the bulk parse fails on no single file")
         kept = []
         for i, f in enumerate(files):
             if i not in suspects:
@@ -311,10 +317,10 @@ def _checked(files: list[_Loaded], validate: bool) -> tuple[list[_Loaded], pl.Da
 
 def _payload_slow(line: str) -> str:
     data = json.loads(line)
+    if data.get("type") == "text_blob":  # the text lives in `blobs`
+        data.pop("text", None)
     for key in _BASE_KEYS:
         data.pop(key, None)
-    if "text" in data and "digest" in data and len(data) == 2:  # a text_blob: the text lives in `blobs`
-        data.pop("text")
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -351,10 +357,13 @@ def _scatter(mask: pl.Series, values: list[str]) -> list[str | None]:
 def _with_round(ev: pl.DataFrame) -> pl.DataFrame:
     """The search round of each event: recorded on angle/stop decisions and queries, carried forward."""
     src = (
-        pl.when(pl.col("type").is_in(["angle_decision", "stop_decision"])).then(pl.col("state").struct.field("round"))
+        pl.when(pl.col("type").is_in(["angle_decision", "stop_decision"]))
+        .then(pl.col("state").struct.field("round"))
         .when(pl.col("type") == "query_issued").then(pl.col("round"))
     )
-    return ev.with_columns(_round_src=src, _round_file=pl.when(src.is_not_null()).then(pl.col("file"))).with_columns(
+    # One forward fill over all files, kept only where the value came from the same file.
+    ev = ev.with_columns(_round_src=src, _round_file=pl.when(src.is_not_null()).then(pl.col("file")))
+    return ev.with_columns(
         event_round=pl.when(pl.col("_round_file").forward_fill() == pl.col("file"))
         .then(pl.col("_round_src").forward_fill())
     ).drop("_round_src", "_round_file")
@@ -404,10 +413,11 @@ def _claims_table(ev: pl.DataFrame) -> pl.DataFrame:
         "file", "run_id", claim_id=pl.col("claim").struct.field("claim_id"), seq="seq",
         subq="subq", text=pl.col("claim").struct.field("text"), card_ids=pl.col("claim").struct.field("card_ids"),
     ).unique(["file", "claim_id"], keep="first", maintain_order=True)
-    checks = ev.filter(pl.col("type") == "verdict").group_by("file", claim_id=pl.col("record").struct.field("claim_id")).agg(
-        verdict=pl.col("record").struct.field("verdict").sort_by("seq").last(),
-        checker=pl.col("record").struct.field("checker").sort_by("seq").last(),
-        support=pl.col("record").struct.field("support").sort_by("seq").last(),
+    record = pl.col("record").struct
+    checks = ev.filter(pl.col("type") == "verdict").group_by("file", claim_id=record.field("claim_id")).agg(
+        verdict=record.field("verdict").sort_by("seq").last(),
+        checker=record.field("checker").sort_by("seq").last(),
+        support=record.field("support").sort_by("seq").last(),
         n_checks=pl.len().cast(pl.Int32),
     )
     rewrites = ev.filter(pl.col("type") == "rewrite").group_by("file", "claim_id").agg(
@@ -499,7 +509,8 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(file, reason) for files that could not be read."""
     seconds: float = 0.0
-    stage_seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(("read", "parse", "tables", "write"), 0.0))
+    stage_seconds: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(("read", "parse", "tables", "write"), 0.0))
     """Where the time went: reading files and headers, the bulk parse, building tables, writing Parquet."""
 
     def _add(self, stage: str, since: float) -> float:
@@ -524,7 +535,7 @@ def run_files(source: Path) -> list[Path]:
     found = [p for p in source.rglob("*") if p.is_file() and p.name.endswith(RUN_SUFFIXES)]
     if not found:
         raise StoreError(f"{source}: no run files (*.jsonl, *.jsonl.zst)")
-    return sorted(found)
+    return sorted(found, key=str)
 
 
 class Store:
@@ -537,7 +548,7 @@ class Store:
     # ---------------------------------------------------------------- opening
 
     @classmethod
-    def open(cls, root: str | Path) -> "Store":
+    def open(cls, root: str | Path) -> Store:
         root = Path(root)
         if not root.exists():
             raise StoreError(f"{root}: no store here (run `citeloop store ingest RUNS_DIR --store {root}` first)")
@@ -556,7 +567,7 @@ class Store:
         return cls(root, manifest)
 
     @classmethod
-    def create(cls, root: str | Path) -> "Store":
+    def create(cls, root: str | Path) -> Store:
         """Open the store at `root`, making an empty one if `root` is missing or an empty directory."""
         root = Path(root)
         if root.exists() and (not root.is_dir() or any(root.iterdir())):
@@ -600,7 +611,8 @@ class Store:
     def _save_manifest(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.root / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(self.manifest, indent=1, sort_keys=True), encoding="utf-8")
+        # Compact, so the C encoder writes it: the manifest grows with every run stored.
+        tmp.write_text(json.dumps(self.manifest, sort_keys=True, separators=(",", ":")), encoding="utf-8")
         os.replace(tmp, self.root / MANIFEST)
 
     def write_part(self, table: str, part: int, df: pl.DataFrame) -> None:
@@ -666,7 +678,7 @@ class Store:
         known_blobs: set[str] | None = None
         tick = time.perf_counter()
         for path in paths:
-            path = path.resolve()
+            path = Path(os.path.abspath(path))
             key = str(path)
             raw = path.read_bytes()
             digest = hashlib.sha256(raw).hexdigest()

@@ -124,7 +124,7 @@ def render_stats(s: dict[str, Any]) -> str:
     out.append("")
     out.append(f"{'decision':<8} {'policy':<22} {'ver':<5} {'n':>9} {'runs':>7} {'cands':>6}")
     for d in s["decisions_by_kind_and_policy"]:
-        out.append(f"{d['kind']:<8} {str(d['policy']):<22} {str(d['policy_version']):<5} {d['n']:>9,} "
+        out.append(f"{d['kind']:<8} {d['policy']!s:<22} {d['policy_version']!s:<5} {d['n']:>9,} "
                    f"{d['runs']:>7,} {d['mean_candidates'] if d['mean_candidates'] is not None else '-':>6}")
     sq = s["searches_per_subquestion"]
     sm = sq["summary"]
@@ -136,5 +136,5 @@ def render_stats(s: dict[str, Any]) -> str:
     out.append("")
     out.append(f"{'verdict':<12} {'claims':>9} {'share':>8} {'dropped':>8} {'rewritten':>10}")
     for d in s["verdicts"]:
-        out.append(f"{str(d['verdict']):<12} {d['n']:>9,} {d['share']:>8.2%} {d['dropped']:>8,} {d['rewritten']:>10,}")
+        out.append(f"{d['verdict']!s:<12} {d['n']:>9,} {d['share']:>8.2%} {d['dropped']:>8,} {d['rewritten']:>10,}")
     return "\n".join(out)
