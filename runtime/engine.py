@@ -48,6 +48,7 @@ from trajectories.events import (
     SentenceSpan,
     StopDecision,
     StopSignals,
+    SubQuestionAdded,
     SubQuestionStatusChanged,
 )
 from trajectories.header import RunHeader
@@ -182,6 +183,7 @@ class ResearchEngine:
             if state.status in ("pending", "searching") and state.searches:
                 self._set_status(state, "exhausted", "the run stopped before this sub-question found evidence")
 
+        plan = self.plan  # now including any expansion sub-questions
         claims = write_and_verify(plan, self.ledger, self.verifier, rec)
         kept_ids = {c.claim.claim_id for c in claims}
         dropped = [e.claim_id for e in rec.events if e.type == "drop"]
@@ -458,8 +460,46 @@ class ResearchEngine:
             self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
             self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
                           reason=f"{len(state.angles)} angles, {state.relevant_searches} relevant search(es), no evidence")
+            self._maybe_expand(state)
         elif state.searches >= self.config.budget.per_subq_searches:
             self._set_status(state, "exhausted", "sub-question budget spent without meeting the dead-end rule")
+            self._maybe_expand(state)
+
+    def _maybe_expand(self, state: SubQuestionState) -> None:
+        """Seed 4.2 expansion: a closed sub-question whose reading surfaced a related entity
+        gets one follow-up sub-question about it. Capped at a share of the original
+        sub-questions, and the entity must share a word with a named entity of the plan so
+        the research cannot drift to neighbouring topics."""
+        originals = [sq for sq in self.plan.sub_questions if not sq.expansion]
+        cap = int(len(originals) * self.config.planner.expansion_ratio)
+        if sum(sq.expansion for sq in self.plan.sub_questions) >= cap:
+            return
+        known = {e for s in self.states.values() for e in s.entities} | {e for e in self.plan.entities if not e.isdigit()}
+        known_lower = {e.lower() for e in known}
+        cards = self.ledger.cards_for(state.sq.id)
+        for name in self._bridge_candidates(state.sq.id):
+            # Anti-drift: the new entity must be named in the same evidence sentence as an
+            # entity the research already has.
+            linked = [k for k in known for c in cards
+                      if name in c.quote and k.lower() != name.lower() and k.lower() in c.quote.lower()]
+            if name.lower() in known_lower or not linked:
+                continue
+            known_words = {t for e in known for t in tokenize(e)}
+            relation = " ".join(t for t in tokenize(state.query or "") if t not in known_words)
+            new = SubQuestion(
+                id=f"sq{len(self.plan.sub_questions) + 1}",
+                axis=state.sq.axis,
+                question=f"What does the corpus say about {name}, met while researching: {state.sq.question}",
+                search_query=f"{name} {relation}".strip(),
+                stop_condition=f"one independent source about {name}",
+                expansion=True,
+            )
+            self.plan = self.plan.model_copy(update={"sub_questions": [*self.plan.sub_questions, new]})
+            self.states[new.id] = SubQuestionState(sq=new, status="pending", query=new.search_query, entities=[name])
+            self.rec.emit(SubQuestionAdded, subq=new.id, sub_question=new,
+                          reason=f"{state.sq.id} closed as {state.status}; its evidence names {name!r} "
+                                 f"together with {linked[0]!r}")
+            return
 
     def _unblock_dependents(self) -> None:
         for state in self.states.values():

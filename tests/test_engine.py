@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.config import ResearchConfig, load_config
+from runtime.config import PlannerSettings, ResearchConfig, load_config
 from runtime.corpus import load_corpus
 from runtime.engine import RunResult
 from runtime.index import BM25Index
@@ -245,3 +245,37 @@ def test_hard_search_budget_stops_the_run(kit: ResearchKit) -> None:
     assert last.policy.name == "hard_limit"
     assert "hard budget" in last.reason
     assert result.outcome.stop_reason == last.reason
+
+
+# --------------------------------------------------------------------------- expansions
+
+LIANG_JI = 'Who is the child of the person who ruled the country where Liang Ji is during the tiananmen square protests of 1989?'  # MuSiQue-100
+
+
+def _expansions(kit: ResearchKit, question: str, config: ResearchConfig | None = None) -> tuple[list, object]:
+    sink = MemorySink()
+    result, _ = run_research(question, kit, config, sink=sink, out_dir=None)
+    return [e for e in sink.events if e.type == "subq_added"], result
+
+
+def test_a_dead_end_that_names_a_related_entity_gets_one_expansion(kit: ResearchKit) -> None:
+    sink = MemorySink()
+    result, _ = run_research(LIANG_JI, kit, sink=sink, out_dir=None)
+    added = [e for e in sink.events if e.type == "subq_added"]
+    assert len(added) == 1
+    new = added[0].sub_question
+    assert new.expansion and new in result.plan.sub_questions
+    originals = [sq for sq in result.plan.sub_questions if not sq.expansion]
+    assert len(added) <= len(originals) // 3
+    # Anti-drift: a card of the closed sub-question names the new entity next to a known one.
+    name = new.question.split("about ", 1)[1].split(",", 1)[0]
+    closed = added[0].reason.split()[0]
+    quotes = [e.card.quote for e in sink.events if e.type == "card_created" and e.subq == closed]
+    assert any(name in q for q in quotes)
+    assert "together with" in added[0].reason
+
+
+def test_expansion_ratio_zero_adds_nothing(kit: ResearchKit) -> None:
+    config = ResearchConfig(planner=PlannerSettings(expansion_ratio=0.0))
+    added, _ = _expansions(kit, LIANG_JI, config)
+    assert added == []
