@@ -22,6 +22,7 @@ from runtime.ledger import Ledger
 from runtime.planner import SLOT, Planner
 from runtime.policies import AngleCandidate, PolicySet
 from runtime.recorder import Recorder
+from runtime.relations import RELATION_CUES, relation_path
 from runtime.report import SubQuestionOutcome, build_report
 from runtime.text import content_terms, entity_spans, fold_accents, term_overlap, tokenize
 from runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
@@ -52,7 +53,7 @@ from trajectories.events import (
     SubQuestionStatusChanged,
 )
 from trajectories.header import RunHeader
-from trajectories.models import Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
+from trajectories.models import EvidenceCard, Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
 
 HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
 BRIDGE_LEADS = 3
@@ -205,15 +206,22 @@ class ResearchEngine:
         per_subq = self.config.budget.per_subq_searches
         return [sid for sid, s in self.states.items() if s.status in ("pending", "searching") and s.searches < per_subq]
 
+    def _on_topic_cards(self, sid: str) -> list[EvidenceCard]:
+        """The sub-question's cards that name one of its entities (all of them if it names none).
+
+        A sub-question about a named entity is answered only by evidence that names it, and
+        its bridge to the next hop is read only from that evidence: a sibling's article read
+        by the same search must not decide this chain's next entity.
+        """
+        names = [fold_accents(e).lower() for e in self.states[sid].entities]
+        cards = self.ledger.cards_for(sid)
+        if not names:
+            return cards
+        return [c for c in cards if any(n in fold_accents(f"{c.title} {c.quote}").lower() for n in names)]
+
     def _sources(self, sid: str) -> int:
         """Independent sources among the sub-question's on-topic cards."""
-        names = [fold_accents(e).lower() for e in self.states[sid].entities]
-        on_topic = [
-            c.card_id for c in self.ledger.cards_for(sid)
-            # A sub-question about a named entity is answered only by evidence that names it.
-            if not names or any(n in fold_accents(f"{c.title} {c.quote}").lower() for n in names)
-        ]
-        return self.ledger.independent_sources(on_topic)
+        return self.ledger.independent_sources([c.card_id for c in self._on_topic_cards(sid)])
 
     def _deficit(self, sid: str) -> int:
         return max(0, self.states[sid].sq.need - self._sources(sid))
@@ -284,7 +292,12 @@ class ResearchEngine:
 
     @staticmethod
     def _names(title: str, names: set[str]) -> bool:
-        return title.lower() in names or title.lower().split(" (")[0] in names
+        """Does this document title name one of `names` (lowercase)? Ignores a "(disambiguation)"
+        suffix and a leading article, so "The Pulse of Life" names "pulse of life"."""
+        title = title.lower()
+        short = title.split(" (")[0]
+        bare = {n.removeprefix("the ") for n in names}
+        return title in names or short in names or short.removeprefix("the ") in bare or title in bare
 
     def _known_leads(self, state: SubQuestionState) -> tuple[list[SearchHit], int | None]:
         """Unread hits from earlier searches whose title names this sub-question's entity."""
@@ -477,7 +490,8 @@ class ResearchEngine:
         known = {e for s in self.states.values() for e in s.entities} | {e for e in self.plan.entities if not e.isdigit()}
         known_lower = {e.lower() for e in known}
         cards = self.ledger.cards_for(state.sq.id)
-        for name in self._bridge_candidates(state.sq.id):
+        # A closed sub-question has no on-topic evidence by definition: look at all it read.
+        for name in self._bridge_candidates(state.sq.id, on_topic=False):
             # Anti-drift: the new entity must be named in the same evidence sentence as an
             # entity the research already has.
             linked = [k for k in known for c in cards
@@ -532,7 +546,7 @@ class ResearchEngine:
                 self.resolved[dep] = named[0]
                 return
 
-    def _bridge_candidates(self, sid: str) -> list[str]:
+    def _bridge_candidates(self, sid: str, on_topic: bool = True) -> list[str]:
         """The entity the evidence of `sid` names that the question does not: the next hop's subject.
 
         Cards from anchor documents (whose title is an entity the question names) come
@@ -546,10 +560,15 @@ class ResearchEngine:
         entity_terms = {t for e in self.plan.entities for t in content_terms(e)}
         relation_terms = {t for t in self.question_terms if t not in entity_terms}
         relation_terms |= {t for t in tokenize(self.plan.question) if t.isdigit()}  # "(1986)" pins the right film
+        path = relation_path(self.plan.question)
+        for relation in path.relations if path else []:
+            # "director" in the question, "directed by" in the article
+            relation_terms |= set(content_terms(" ".join(RELATION_CUES.get(relation, ()))))
         titles = {t.split(" (")[0]: t for t in sorted(self.seen_titles)}
         best: dict[str, float] = {}
         order: list[str] = []
-        for card in sorted(self.ledger.cards_for(sid), key=lambda c: -c.grade.relevance):
+        cards = self._on_topic_cards(sid) if on_topic else self.ledger.cards_for(sid)
+        for card in sorted(cards, key=lambda c: -c.grade.relevance):
             anchor = 0.5 if self._names(card.title, question_names) else 0.0
             own = card.title.split(" (")[0]
             named_titles = [short for short in titles if len(short) > 3 and short != own and short in card.quote]

@@ -15,6 +15,7 @@ import re
 from typing import Protocol
 
 from runtime.config import PlannerSettings
+from runtime.relations import RelationPath, relation_path
 from runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
 from trajectories.models import Axis, Plan, Premise, SubQuestion
 
@@ -83,7 +84,10 @@ class RulePlanner:
         body = question.rstrip("?").strip()
         entities = [e for e in entity_spans(body) if e.lower() not in STOPWORDS]
         named = [e for e in entities if not e.isdigit()]
-        if self._is_comparison(body, named):
+        path = relation_path(question)
+        if path is not None:
+            plan = self._relation_chains(question, path, entities)
+        elif self._is_comparison(body, named):
             plan = self._comparison(question, body, named, entities)
         else:
             plan = self._bridge(question, body, entities)
@@ -100,6 +104,58 @@ class RulePlanner:
         # "Which singer is American, Mark King or Nick Hexum?" compares without a cue word.
         either_or = re.search(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1]), body) is not None
         return joined and yes_no and (COMPARISON_CUES.search(body) is not None or either_or)
+
+    def _relation_chains(self, question: str, path: RelationPath, entities: list[str]) -> Plan:
+        """One chain of hops per base entity: its article, then one article per relation step,
+        then (when the question asks something of the last entity) that entity's attribute."""
+        subs: list[SubQuestion] = []
+        axes: list[Axis] = []
+        for b, base in enumerate(path.bases):
+            aid = f"a{b + 1}"
+            axes.append(Axis(id=aid, title=base if len(path.bases) > 1 else f"{base} and its {path.relation_text}"))
+            previous: str | None = None
+            steps = [(rel, False) for rel in path.relations] + ([(path.attribute, True)] if path.attribute else [])
+            if len(steps) == 1:
+                # "Who is X's mother?": the answer's own article is the second hop.
+                steps.append(("article", True))
+            for rel, is_attribute in steps:
+                sid = f"sq{len(subs) + 1}"
+                if previous is None:
+                    query, subject, depends = f"{base} {rel}", base, []
+                else:
+                    words = "" if rel == "article" else f" {rel}"
+                    query, subject, depends = f"{{{previous}}}{words}", f"{{{previous}}}", [previous]
+                asked = f"what is the {rel} of {subject}" if is_attribute else f"who or what is the {rel} of {subject}"
+                subs.append(SubQuestion(
+                    need=self.settings.sources_needed,
+                    id=sid,
+                    axis=aid,
+                    question=asked[0].upper() + asked[1:] + "?",
+                    search_query=query,
+                    stop_condition=f"one independent source about {subject} that states its {rel}",
+                    depends_on=depends,
+                    expected_claims=[f"States the {rel} of {subject}"],
+                ))
+                previous = sid
+        if len(axes) == 1:
+            # Two axes at least: the chain itself, and the answer it leads to.
+            axes.append(Axis(id="a2", title="Answer"))
+            subs[-1] = subs[-1].model_copy(update={"axis": "a2"})
+            if len(subs) == 1:
+                axes.pop()
+        return Plan(
+            question=question,
+            question_type="comparison" if len(path.bases) > 1 else "bridge",
+            scope_in=[*path.bases, f"their {path.relation_text}", path.attribute or "the entity the relation leads to"],
+            scope_out=["other people or works with similar names", "opinions", "events after the corpus cut-off"],
+            axes=axes,
+            sub_questions=subs,
+            premises=[Premise(id=f"p{i + 1}", text=f"{base} has a {path.relation_text} recorded in the corpus",
+                              subq=subs[0].id if i == 0 else next(s.id for s in subs if s.axis == f"a{i + 1}"))
+                      for i, base in enumerate(path.bases)],
+            assumptions=ASSUMPTIONS,
+            entities=list(dict.fromkeys([*path.bases, *entities])),
+        )
 
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
         compared = named[:4]

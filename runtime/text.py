@@ -137,7 +137,13 @@ def _capitalised_runs(text: str) -> list[tuple[int, str]]:
     """Runs of capitalised words, broken by punctuation, with connectors inside."""
     words = list(_WORD.finditer(text))
     # joined[i]: only whitespace separates word i from word i-1; punctuation ends a name.
-    joined = [i > 0 and not text[words[i - 1].end():w.start()].strip() for i, w in enumerate(words)]
+    # An initial ("Robert G. Vignola") keeps the name going across its full stop.
+    joined = [
+        i > 0 and (not text[words[i - 1].end():w.start()].strip()
+                   or (len(words[i - 1].group(0)) == 1 and words[i - 1].group(0).isupper()
+                       and text[words[i - 1].end():w.start()].strip() == "."))
+        for i, w in enumerate(words)
+    ]
     runs: list[tuple[int, str]] = []
     i = 0
     while i < len(words):

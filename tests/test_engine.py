@@ -249,33 +249,40 @@ def test_hard_search_budget_stops_the_run(kit: ResearchKit) -> None:
 
 # --------------------------------------------------------------------------- expansions
 
-LIANG_JI = 'Who is the child of the person who ruled the country where Liang Ji is during the tiananmen square protests of 1989?'  # MuSiQue-100
+MUSIQUE = Path(__file__).resolve().parents[2] / "shared" / "data" / "multihop" / "musique_100.json"
 
 
-def _expansions(kit: ResearchKit, question: str, config: ResearchConfig | None = None) -> tuple[list, object]:
+def _musique_questions(n: int) -> list[str]:
+    return [row["question"] for row in json.loads(MUSIQUE.read_text(encoding="utf-8"))[:n]]
+
+
+def test_expansions_fire_on_real_questions_and_respect_cap_and_anchor(kit: ResearchKit) -> None:
+    fired = 0
+    for question in _musique_questions(60):
+        sink = MemorySink()
+        result, _ = run_research(question, kit, sink=sink, out_dir=None)
+        added = [e for e in sink.events if e.type == "subq_added"]
+        originals = [sq for sq in result.plan.sub_questions if not sq.expansion]
+        assert len(added) <= int(len(originals) / 3), question
+        for event in added:
+            fired += 1
+            new = event.sub_question
+            assert new.expansion and new in result.plan.sub_questions
+            # Anti-drift: a card of the closed sub-question names the new entity next to a known one.
+            name = new.question.split("about ", 1)[1].split(", met while", 1)[0]
+            closed = event.reason.split()[0]
+            quotes = [e.card.quote for e in sink.events if e.type == "card_created" and e.subq == closed]
+            assert any(name in q for q in quotes), (question, name)
+            assert "together with" in event.reason
+    assert fired >= 1, "no expansion on 60 MuSiQue questions: the mechanism never fires"
+
+
+def _expansions(kit: ResearchKit, question: str, config: ResearchConfig) -> list:
     sink = MemorySink()
-    result, _ = run_research(question, kit, config, sink=sink, out_dir=None)
-    return [e for e in sink.events if e.type == "subq_added"], result
-
-
-def test_a_dead_end_that_names_a_related_entity_gets_one_expansion(kit: ResearchKit) -> None:
-    sink = MemorySink()
-    result, _ = run_research(LIANG_JI, kit, sink=sink, out_dir=None)
-    added = [e for e in sink.events if e.type == "subq_added"]
-    assert len(added) == 1
-    new = added[0].sub_question
-    assert new.expansion and new in result.plan.sub_questions
-    originals = [sq for sq in result.plan.sub_questions if not sq.expansion]
-    assert len(added) <= len(originals) // 3
-    # Anti-drift: a card of the closed sub-question names the new entity next to a known one.
-    name = new.question.split("about ", 1)[1].split(",", 1)[0]
-    closed = added[0].reason.split()[0]
-    quotes = [e.card.quote for e in sink.events if e.type == "card_created" and e.subq == closed]
-    assert any(name in q for q in quotes)
-    assert "together with" in added[0].reason
+    run_research(question, kit, config, sink=sink, out_dir=None)
+    return [e for e in sink.events if e.type == "subq_added"]
 
 
 def test_expansion_ratio_zero_adds_nothing(kit: ResearchKit) -> None:
     config = ResearchConfig(planner=PlannerSettings(expansion_ratio=0.0))
-    added, _ = _expansions(kit, LIANG_JI, config)
-    assert added == []
+    assert all(_expansions(kit, q, config) == [] for q in _musique_questions(20))

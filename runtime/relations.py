@@ -1,0 +1,121 @@
+"""Relation paths in questions: "the director of film X", "X's maternal grandfather".
+
+A relation word names the link from one entity to the next (X -> its director -> that
+person's birthplace). The planner turns a path into a chain of hops, one article per
+entity; the engine uses `RELATION_CUES` to find, in an article, the name that stands next
+to the words that express the relation ("directed by ...", "the son of ...").
+Kinship terms that compose several relations (maternal grandfather = mother's father)
+are expanded here so each hop reads one article.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# relation -> words an article uses to express it (verb forms the stemmer does not join)
+RELATION_CUES: dict[str, tuple[str, ...]] = {
+    "father": ("father", "son", "daughter", "child", "born to"),
+    "mother": ("mother", "son", "daughter", "child", "born to"),
+    "husband": ("husband", "married", "wife", "spouse"),
+    "wife": ("wife", "married", "husband", "spouse"),
+    "spouse": ("spouse", "married", "wife", "husband"),
+    "child": ("child", "son", "daughter", "father", "mother"),
+    "son": ("son", "child", "father", "mother"),
+    "daughter": ("daughter", "child", "father", "mother"),
+    "director": ("director", "directed"),
+    "performer": ("performer", "performed", "singer", "sung", "recorded", "by"),
+    "composer": ("composer", "composed", "music"),
+    "writer": ("writer", "written", "wrote"),
+    "author": ("author", "written", "wrote"),
+    "producer": ("producer", "produced"),
+    "creator": ("creator", "created"),
+    "founder": ("founder", "founded"),
+}
+KINSHIP: dict[str, list[str]] = {
+    "maternal grandfather": ["mother", "father"],
+    "paternal grandfather": ["father", "father"],
+    "maternal grandmother": ["mother", "mother"],
+    "paternal grandmother": ["father", "mother"],
+    "grandfather": ["father", "father"],
+    "grandmother": ["father", "mother"],
+    "father-in-law": ["spouse", "father"],
+    "mother-in-law": ["spouse", "mother"],
+    "stepmother": ["father", "spouse"],
+    "stepfather": ["mother", "spouse"],
+}
+WORK_KINDS = r"(?:film|song|album|novel|book|play|series|show|single|opera|painting|the film|the song)"
+_RELATION_WORDS = sorted([*KINSHIP, *RELATION_CUES], key=len, reverse=True)
+_RELATION = r"(?P<rel>" + "|".join(re.escape(r) for r in _RELATION_WORDS) + r")"
+_CONNECTOR = r"(?:of|the|de|du|von|van|la|le|del|der|di|and)\b|&"
+_NAME = (r"(?P<name>(?:[A-Z0-9À-Ý][^\s?]*|\([^)]*\)|" + _CONNECTOR + r")"
+         r"(?:,?\s+(?:[A-Z0-9À-Ý(][^\s?]*|\([^)]*\)|" + _CONNECTOR + r"))*)")
+OF_PATTERN = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?:" + WORK_KINDS + r"\s+)?(?!the\s)" + _NAME)
+NESTED_OF = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?=the\s)")
+POSSESSIVE_PATTERN = re.compile(_NAME + r"['’]s\s+" + _RELATION + r"\b")
+EITHER_OR = re.compile(r",\s*" + _NAME.replace("name", "a") + r"\s+or\s+" + _NAME.replace("name", "b") + r"\s*\??$")
+_TRAILING_CONNECTORS = {"of", "the", "de", "du", "von", "van", "la", "le", "del", "der", "di", "and", "&"}
+
+
+@dataclass(frozen=True)
+class RelationPath:
+    bases: list[str]
+    """The entity the path starts from; two or more for "which film has the director born first, A or B"."""
+    relations: list[str]
+    """Relation steps in order, kinship terms expanded."""
+    relation_text: str
+    """The relation as the question wrote it."""
+    attribute: str
+    """The question's remaining words: what is asked of the last entity (may be empty)."""
+
+
+def _clean(name: str) -> str:
+    words = name.split()
+    while words and words[-1].lower() in _TRAILING_CONNECTORS:
+        words.pop()
+    while words and words[0].lower() in {"of", "and"}:
+        words.pop(0)
+    return " ".join(words).strip(" ,")
+
+
+def relation_path(question: str) -> RelationPath | None:
+    """The relation path of a question, or None when it names no relation of a named entity."""
+    body = question.strip().rstrip("?").strip()
+    either = EITHER_OR.search(body + "?")
+    relation = re.search(r"\b" + _RELATION + r"\b", body, re.IGNORECASE)
+    if either and relation:
+        # "Which film has the director born first, A or B?": one chain per compared work.
+        bases = [_clean(either.group("a")), _clean(either.group("b"))]
+        if all(bases):
+            rel = relation.group("rel").lower()
+            head = body[: either.start()]
+            attribute = head[relation.end():]
+            return RelationPath(bases, KINSHIP.get(rel, [rel]), rel, _attribute_words(attribute))
+    for pattern in (OF_PATTERN, POSSESSIVE_PATTERN):
+        match = pattern.search(body)
+        if match is None:
+            continue
+        name = _clean(match.group("name"))
+        if not name or not name[0].isupper() and not name[0].isdigit():
+            continue
+        rel = match.group("rel").lower()
+        start = match.start()
+        relations = KINSHIP.get(rel, [rel])
+        # "the spouse of the director of film X": outer relations apply after inner ones.
+        for outer in reversed([m for m in NESTED_OF.finditer(body) if m.end() <= start]):
+            if outer.end() != start:
+                break
+            relations = relations + KINSHIP.get(outer.group("rel").lower(), [outer.group("rel").lower()])
+            rel = f"{outer.group('rel').lower()} of the {rel}"
+            start = outer.start()
+        rest = body[:start] + " " + body[match.end():]
+        return RelationPath([name], relations, rel, _attribute_words(rest))
+    return None
+
+
+def _attribute_words(text: str) -> str:
+    """What is asked of the last entity: 'place of death', 'born', 'country ... from'."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
+    skip = {"who", "what", "where", "when", "which", "is", "was", "are", "were", "the", "of", "did", "does", "do",
+            "a", "an", "has", "have", "had", "film", "whose", "that", "song", "by", "in"}
+    return " ".join(w.lower() for w in words if w.lower() not in skip)
