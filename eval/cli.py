@@ -12,7 +12,7 @@ import sys
 import click
 import typer
 
-from eval import eval_cli
+from eval import eval_cli, view_cli
 from eval.datasets import DatasetError
 from filters import cli as filters_cli
 from runtime import cli as runtime_cli
@@ -31,6 +31,7 @@ trajectories_cli.register(app)
 runtime_cli.register(app)
 eval_cli.register(app)
 filters_cli.register(app)
+view_cli.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from filters.diagnosis import CODES
@@ -25,6 +24,7 @@ from filters.metrics import NUMERIC_FIELDS, RunScore, ScoreConfig
 from filters.recovery import FAILURE_KINDS
 from trajectories.header import content_digest
 from trajectories.models import Verdict
+from runtime.registry import read_yaml_mapping
 
 
 class Bound(BaseModel):
@@ -106,16 +106,7 @@ class FilterConfig(BaseModel):
 
 def load_filter_config(path: str | Path) -> FilterConfig:
     path = Path(path)
-    if not path.is_file():
-        raise FilterConfigError(f"{path}: filter config not found")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise FilterConfigError(f"{path}: not valid YAML: {exc}") from exc
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise FilterConfigError(f"{path}: top level must be a mapping, got {type(data).__name__}")
+    data = read_yaml_mapping(path, FilterConfigError)
     try:
         return FilterConfig.model_validate(data)
     except ValidationError as exc:

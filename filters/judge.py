@@ -9,12 +9,12 @@ uncited evidence, which a citation judge must not see). Judges are pluggable: a
 
 from __future__ import annotations
 
-import importlib
 from typing import Protocol, runtime_checkable
 
 from filters.errors import UnknownNameError
 from runtime.verifier import EvidenceText, LexicalVerifier, VerifierConfig
 from trajectories.models import Verdict
+from runtime.registry import load_object as import_object
 
 
 @runtime_checkable
@@ -67,14 +67,7 @@ def load_object(name: str, registry: dict[str, object], what: str) -> object:
     """A registered object by name, or the attribute a `module:attr` path names."""
     if name in registry:
         return registry[name]
-    valid = ", ".join(sorted(registry))
-    if ":" not in name:
-        raise UnknownNameError(f"unknown {what} {name!r}; valid names: {valid} (or a module:attr path)")
-    module_name, _, attr = name.partition(":")
-    try:
-        return getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise UnknownNameError(f"cannot load {what} {name!r} ({exc}); valid names: {valid}") from exc
+    return import_object(name, UnknownNameError, what, ", ".join(sorted(registry)))
 
 
 def resolve_judge(judge: str | CitationJudge | None = None) -> CitationJudge:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from runtime.registry import read_yaml_mapping
 from runtime.tools import RetryPolicy
 from runtime.verifier import VerifierConfig
 from trajectories.header import content_digest
@@ -114,19 +114,8 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     data: dict[str, Any] = {}
     where = "defaults"
     if path is not None:
-        path = Path(path)
         where = str(path)
-        if not path.exists():
-            raise ConfigError(f"{path}: config file not found")
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"{path}: top level must be a mapping of sections, got {type(loaded).__name__}")
-        data = loaded
+        data = read_yaml_mapping(path, ConfigError)
     for dotted, value in (overrides or {}).items():
         _set_dotted(data, dotted, value)
     try:

@@ -12,7 +12,6 @@ exactly as the claim loop checked it. The filters layer can add its scorers to `
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
@@ -22,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from runtime.verifier import VERIFIERS, EvidenceText, Verifier, VerifierConfig, resolve_verifier
 from trajectories.diff import final_verdicts
 from trajectories.runfile import RunFile
+from runtime.registry import load_object as load_named
 
 
 class ScorerError(ValueError):
@@ -107,13 +107,7 @@ def resolve_scorer(name: str) -> RunScorer:
     if name in SCORERS:
         return SCORERS[name]()
     valid = ", ".join(sorted(SCORERS))
-    if ":" not in name:
-        raise ScorerError(f"unknown scorer {name!r}; valid: {valid} (or a module:attr path)")
-    module, _, attr = name.partition(":")
-    try:
-        target = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ScorerError(f"cannot load scorer {name!r} ({exc}); valid: {valid}") from exc
+    target = load_named(name, ScorerError, "scorer", valid)
     obj = target() if isinstance(target, type) else target
     if isinstance(obj, RunScorer):
         return obj

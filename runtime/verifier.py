@@ -10,7 +10,6 @@ Also owns the `Verifier` protocol and its registry.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
@@ -21,6 +20,7 @@ from runtime.numbers import NumberMention, extract_numbers, numbers_match
 from runtime.sentences import split_sentences
 from runtime.text import STOPWORDS, content_terms, term_overlap, term_pairs, tokenize
 from trajectories.models import EvidenceCard, Verdict, VerdictRecord
+from runtime.registry import load_object
 
 __all__ = [
     "VerifierConfig", "EvidenceText", "Verifier", "LexicalVerifier", "weaken",
@@ -342,13 +342,7 @@ def resolve_verifier(name: str, config: VerifierConfig | None = None) -> Verifie
     if name in VERIFIERS:
         return VERIFIERS[name](config)
     valid = ", ".join(sorted(VERIFIERS))
-    if ":" not in name:
-        raise ValueError(f"unknown verifier {name!r}; valid names: {valid} (or a module:attr path)")
-    module_name, _, attr = name.partition(":")
-    try:
-        target = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as err:
-        raise ValueError(f"cannot load verifier {name!r} ({err}); valid names: {valid}") from err
+    target = load_object(name, ValueError, "verifier", valid)
     verifier = target() if isinstance(target, type) else target
     if not isinstance(verifier, Verifier):
         raise ValueError(f"{name!r} is not a verifier (needs name, version, check()); valid names: {valid}")

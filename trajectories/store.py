@@ -71,20 +71,24 @@ Typical queries (functions in `trajectories.store_queries`, used by `citeloop st
 
 from __future__ import annotations
 
+import gc
 import hashlib
-import io
 import json
 import os
 import re
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
+from collections.abc import Iterator
+from typing import Any, Union, get_args
 
+import msgspec
 import numpy as np
 import polars as pl
 
 from trajectories.events import DECISION_TYPES, Event
+from trajectories.header import RunHeader
 from trajectories.runfile import RunFileError, decompress_run_bytes, parse_run_bytes
 
 MANIFEST = "manifest.json"
@@ -96,7 +100,8 @@ RUN_TABLES = tuple(t for t in TABLES if t != "blobs")
 
 EVENT_TYPES: frozenset[str] = frozenset(cls.model_fields["type"].default for cls in get_args(Event))
 RUN_SUFFIXES = (".jsonl", ".jsonl.zst")
-CHUNK_BYTES = 192 << 20
+CHUNK_BYTES = 32 << 20
+PARQUET_ZSTD_LEVEL = 1
 """Decompressed run-file bytes per ingest chunk (one Parquet part per table)."""
 
 TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
@@ -134,188 +139,96 @@ TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     },
 }
 
-# What the bulk JSON pass pulls out of every event line; keys absent from a line are null.
-_PARSE_SCHEMA: dict[str, pl.DataType] = {
-    "run_id": pl.String(), "seq": pl.Int64(), "parent_seq": pl.Int64(), "subq": pl.String(), "type": pl.String(),
-    "policy": pl.Struct({"name": pl.String(), "version": pl.String()}),
-    "candidates": pl.List(pl.String()), "reason": pl.String(), "state": pl.Struct({"round": pl.Int64()}),
-    "round": pl.Int64(), "angle": pl.String(), "query": pl.String(),
-    "response": pl.Struct({"status": pl.String(), "hits": pl.List(pl.Struct({"rank": pl.Int64()}))}),
-    "attempts": pl.List(pl.String()), "doc_id": pl.String(), "status": pl.String(),
-    "digest": pl.String(), "text": pl.String(),
-    "claim": pl.Struct({"claim_id": pl.String(), "text": pl.String(), "card_ids": pl.List(pl.String())}),
-    "record": pl.Struct({"claim_id": pl.String(), "verdict": pl.String(), "checker": pl.String(),
-                         "support": pl.Float64()}),
-    "claim_id": pl.String(), "new_text": pl.String(), "verdict": pl.String(), "wall_ms": pl.Float64(),
+
+class StoreError(ValueError):
+    """The store or the input cannot be used (missing, not a store, no run files)."""
+
+
+# --------------------------------------------------------------------------- decoding event lines
+#
+# Every event line is decoded by msgspec into a small struct holding only the fields the
+# tables need: unknown fields are skipped (but still checked to be well-formed JSON), a
+# missing field is None. The union is tagged by `type`, so a line of an unknown type fails.
+
+
+class _Policy(msgspec.Struct):
+    name: str | None = None
+    version: str | None = None
+
+
+class _RoundState(msgspec.Struct):
+    round: int | None = None
+
+
+class _Response(msgspec.Struct):
+    status: str | None = None
+    hits: list[msgspec.Raw] | None = None
+
+
+class _Claim(msgspec.Struct):
+    claim_id: str | None = None
+    text: str | None = None
+    card_ids: list[str] | None = None
+
+
+class _Record(msgspec.Struct):
+    claim_id: str | None = None
+    verdict: str | None = None
+    checker: str | None = None
+    support: float | None = None
+
+
+_BASE_FIELDS: list[tuple[str, Any, Any]] = [
+    ("run_id", str | None, None), ("seq", int | None, None), ("parent_seq", int | None, None),
+    ("subq", str | None, None),
+]
+_DECISION_FIELDS: list[tuple[str, Any, Any]] = [
+    ("candidates", list[msgspec.Raw] | None, None), ("choice", msgspec.Raw, msgspec.Raw(b"")),
+    ("policy", _Policy | None, None), ("reason", str | None, None),
+]
+_ROUND_STATE = [("state", _RoundState | None, None)]
+_S = str | None
+_FIELDS: dict[str, list[tuple[str, Any, Any]]] = {
+    "angle_decision": _ROUND_STATE + _DECISION_FIELDS,
+    "stop_decision": _ROUND_STATE + _DECISION_FIELDS,
+    "read_decision": _DECISION_FIELDS,
+    "keep_decision": _DECISION_FIELDS,
+    "query_issued": [("query", _S, None), ("angle", _S, None), ("round", int | None, None)],
+    "search_result": [("query", _S, None), ("response", _Response | None, None),
+                      ("attempts", list[str] | None, None)],
+    "document_read": [("doc_id", _S, None), ("status", _S, None), ("attempts", list[str] | None, None)],
+    "text_blob": [("digest", _S, None), ("text", _S, None)],
+    "claim_drafted": [("claim", _Claim | None, None)],
+    "verdict": [("record", _Record | None, None)],
+    "rewrite": [("claim_id", _S, None), ("new_text", _S, None)],
+    "drop": [("claim_id", _S, None), ("reason", _S, None)],
+    "run_finished": [("outcome", dict[str, Any] | None, None)],
+    "run_meta": [("wall_ms", float | None, None)],
 }
+_LINE_TYPES = {
+    msgspec.defstruct(f"_{name}", _BASE_FIELDS + _FIELDS.get(name, []), tag=name, tag_field="type"): name
+    for name in sorted(EVENT_TYPES)
+}
+_LINES_DECODER = msgspec.json.Decoder(list[Union[tuple(_LINE_TYPES)]])  # noqa: UP007 - a runtime union
+_LINE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+_BASE_KEYS = ("run_id", "seq", "parent_seq", "subq", "type")
+_HEX = re.compile(r"[0-9a-f]*")
+_SCHEMA_VERSION = re.compile(rb'"schema_version":\s*(\d+)')
+_JSON_SPACE = re.compile(rb"[ \t\r\n]")
+_ANGLE_STOP = frozenset({"angle_decision", "stop_decision"})
+_KINDS = {t: t.removesuffix("_decision") for t in DECISION_TYPES}
+_PLAIN = EVENT_TYPES - set(_FIELDS)
+"""Event types that give only `events` rows."""
 # The fields every event line starts with, in the order pydantic writes them; stripped from
 # the payload. Lines written in another key order fall back to json.loads (`_payload_slow`).
 _BASE_PREFIX = (
     r'^\{"run_id":"(?:[^"\\]|\\.)*","seq":-?\d+,"parent_seq":(?:null|-?\d+),'
     r'"subq":(?:null|"(?:[^"\\]|\\.)*"),"type":"[a-z_]+",?'
 )
-_BASE_KEYS = ("run_id", "seq", "parent_seq", "subq", "type")
-_SCHEMA_VERSION = re.compile(rb'"schema_version":\s*(\d+)')
-# A decision's `choice` as pydantic writes it: an index, `continue`/`stop`, or a list of ids.
-# Inside JSON strings every quote is escaped, so `"choice":` can only be a key (no event
-# nests another `choice` key). A value of any other shape falls back to JSONPath.
-_JSON_STR = r'"(?:[^"\\\x00-\x1f]|\\.)*"'
-_CHOICE = rf'"choice":(-?\d+|{_JSON_STR}|\[\]|\[{_JSON_STR}(?:,{_JSON_STR})*\])[,}}]'
-
-
-
-class StoreError(ValueError):
-    """The store or the input cannot be used (missing, not a store, no run files)."""
-
-
-# --------------------------------------------------------------------------- loading files
-
-
-@dataclass
-class _Loaded:
-    """One run file, read and split: its header and the event lines the store will keep."""
-
-    path: Path
-    digest: str
-    file_bytes: int
-    data: bytes
-    """Decompressed bytes."""
-    stream_problem: str | None
-    header: Any
-    schema_version: int | None
-    body: bytes = b""
-    """Complete event lines, each ending in a newline."""
-    n_lines: int = 0
-    problem: str | None = None
-
-    @property
-    def run_id(self) -> str:
-        return self.header.run_id
-
-
-def _load(path: Path, raw: bytes, digest: str) -> _Loaded:
-    """Validate the header and split off the event lines, cutting a torn last line."""
-    data, stream_problem = decompress_run_bytes(raw, compressed=path.suffix == ".zst")
-    nl = data.find(b"\n")
-    head = data if nl < 0 else data[: nl + 1]
-    header = parse_run_bytes(head, path, stream_problem=stream_problem if nl < 0 else None).header
-    # The version as written (the header model migrates it to the current one).
-    found = _SCHEMA_VERSION.search(head)
-    version = int(found.group(1)) if found else None
-    loaded = _Loaded(path, digest, len(raw), data, stream_problem, header, version)
-    if nl < 0:
-        loaded.problem = stream_problem
-        return loaded
-    # A torn tail (no final newline) is cut here; blank or bad lines further up make the bulk
-    # parse fail or disagree on the line count, and send the file to the exact reader.
-    end = data.rfind(b"\n") + 1
-    loaded.body = data[nl + 1 : end]
-    loaded.n_lines = loaded.body.count(b"\n")
-    loaded.problem = "incomplete last line" if data[end:].strip() else stream_problem
-    return loaded
-
-
-def _exact_cut(loaded: _Loaded) -> None:
-    """Cut the body where the full reader (pydantic-validated) stops; take its problem text."""
-    run = parse_run_bytes(loaded.data, loaded.path, stream_problem=loaded.stream_problem)
-    n = len(run.events)
-    nl = loaded.data.find(b"\n")
-    body = loaded.data[nl + 1 :] if nl >= 0 else b""
-    end = 0
-    for _ in range(n):
-        end = body.index(b"\n", end) + 1
-    loaded.body, loaded.n_lines, loaded.problem = body[:end], n, run.problem
-
-
-def _parse_lines(body: bytes, n_lines: int) -> pl.DataFrame:
-    """Event lines -> the parsed fields of `_PARSE_SCHEMA` plus `line` (the raw JSON text)."""
-    if n_lines == 0:
-        return pl.DataFrame(schema=_PARSE_SCHEMA | {"line": pl.String()})
-    parsed = pl.read_ndjson(body, schema=_PARSE_SCHEMA)
-    try:
-        lines = pl.read_csv(io.BytesIO(body), has_header=False, separator="\x1f", quote_char=None,
-                            schema={"line": pl.String()})["line"]
-    except pl.exceptions.PolarsError:
-        lines = None
-    if lines is None or lines.len() != n_lines:
-        lines = pl.Series("line", body.decode("utf-8").split("\n")[:-1], dtype=pl.String())
-    if parsed.height != n_lines:
-        raise pl.exceptions.ComputeError(f"{parsed.height} events parsed from {n_lines} lines")
-    return parsed.with_columns(lines)
-
-
-def _unparseable(files: list[_Loaded], lo: int, hi: int) -> set[int]:
-    """Indexes in [lo, hi) of files whose lines the bulk parse refuses (by halving)."""
-    try:
-        _parse_lines(b"".join(f.body for f in files[lo:hi]), sum(f.n_lines for f in files[lo:hi]))
-        return set()
-    except (pl.exceptions.PolarsError, UnicodeDecodeError):
-        if hi - lo == 1:
-            return {lo}
-    mid = (lo + hi) // 2
-    return _unparseable(files, lo, mid) | _unparseable(files, mid, hi)
-
-
-def _try_parse(files: list[_Loaded]) -> tuple[pl.DataFrame | None, set[int]]:
-    """Bulk-parse the files' event lines; the indexes of files with a line the checks refuse."""
-    try:
-        frame = _parse_lines(b"".join(f.body for f in files), sum(f.n_lines for f in files))
-    except (pl.exceptions.PolarsError, UnicodeDecodeError):
-        return None, _unparseable(files, 0, len(files))
-    if not files:
-        return frame.with_columns(file=pl.lit(None, pl.Int32)), set()
-    counts = np.array([f.n_lines for f in files], dtype=np.int64)
-    starts = np.repeat(np.cumsum(counts) - counts, counts)
-    frame = frame.with_columns(
-        file=pl.Series(np.repeat(np.arange(len(files), dtype=np.int32), counts)),
-        idx=pl.Series(np.arange(int(counts.sum()), dtype=np.int64) - starts),
-    )
-    run_ids = pl.Series([f.run_id for f in files], dtype=pl.String())
-    frame = frame.with_columns(expected_run=run_ids.gather(frame["file"]))
-    bad = frame.filter(
-        (pl.col("run_id") != pl.col("expected_run")).fill_null(True)
-        | (pl.col("seq") != pl.col("idx")).fill_null(True)
-        | ~pl.col("type").is_in(sorted(EVENT_TYPES)).fill_null(False)
-    )
-    return frame.drop("expected_run", "idx"), set(bad["file"].unique().to_list())
-
-
-def _checked(files: list[_Loaded], validate: bool
-             ) -> tuple[list[_Loaded], pl.DataFrame, list[tuple[_Loaded, str]]]:
-    """Parse the event lines of `files` in bulk; files that fail go through the exact reader.
-
-    Returns the files kept, one frame of their events (column `file` indexes the kept list)
-    and (file, reason) for files that could not be stored at all.
-    """
-    skipped: list[tuple[_Loaded, str]] = []
-    exact: set[int] = set()
-    for f in files:
-        if validate or f.problem:
-            _exact_cut(f)
-            exact.add(id(f))
-    while True:
-        frame, suspects = _try_parse(files)
-        if frame is not None and not suspects:
-            return files, frame, skipped
-        if not suspects:  # pragma: no cover - each file parses alone but not together
-            raise StoreError("internal error: the bulk parse fails on no single file")
-        kept = []
-        for i, f in enumerate(files):
-            if i not in suspects:
-                kept.append(f)
-            elif id(f) not in exact:
-                _exact_cut(f)
-                exact.add(id(f))
-                kept.append(f)
-            else:  # the reader takes these lines, the bulk parse does not (e.g. "seq": "3")
-                skipped.append((f, "its events pass the reader but not the store's bulk JSON parse"))
-        files = kept
-
-
-# --------------------------------------------------------------------------- building tables
 
 
 def _payload_slow(line: str) -> str:
+    """The payload of a line not written in pydantic's key order: parse, drop, re-serialise."""
     data = json.loads(line)
     if data.get("type") == "text_blob":  # the text lives in `blobs`
         data.pop("text", None)
@@ -324,118 +237,57 @@ def _payload_slow(line: str) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
-def _events_table(ev: pl.DataFrame) -> pl.DataFrame:
-    blob = pl.col("type") == "text_blob"
-    table = ev.select("run_id", "seq", "parent_seq", "subq", "type", "line", "digest",
-                      stripped=pl.col("line").str.replace(_BASE_PREFIX, "{"))
-    table = table.select(
-        "run_id", "seq", "parent_seq", "subq", "type", "line",
-        payload=pl.when(blob).then(pl.concat_str(pl.lit('{"digest":"'), pl.col("digest"), pl.lit('"}')))
-        .otherwise(pl.col("stripped")),
-        # Rows the fast path cannot do: another key order (nothing was stripped), or a digest
-        # that is not plain hex (quoting it would need escapes).
-        slow=pl.when(blob).then(~pl.col("digest").str.contains(r"^[0-9a-f]*$"))
-        .otherwise(pl.col("line").str.len_bytes() == pl.col("stripped").str.len_bytes()),
-    )
-    slow = table["slow"]
-    if slow.any():
-        fixed = [_payload_slow(line) for line in table.filter(slow)["line"].to_list()]
-        table = table.with_columns(
-            payload=pl.when(slow).then(pl.Series(_scatter(slow, fixed), dtype=pl.String()))
-            .otherwise(pl.col("payload"))
-        )
-    return table.drop("line", "slow")
+def _choice_text(raw: msgspec.Raw) -> str | None:
+    """A decision's `choice` as compact JSON text (as written when it has no spaces)."""
+    text = bytes(raw)
+    if not text or text == b"null":
+        return None
+    if _JSON_SPACE.search(text):
+        return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
+    return text.decode("utf-8")
 
 
-def _scatter(mask: pl.Series, values: list[str]) -> list[str | None]:
-    out: list[str | None] = [None] * mask.len()
-    for i, v in zip(np.flatnonzero(mask.to_numpy()), values):
-        out[int(i)] = v
-    return out
+# --------------------------------------------------------------------------- reading one file
 
 
-def _with_round(ev: pl.DataFrame) -> pl.DataFrame:
-    """The search round of each event: recorded on angle/stop decisions and queries, carried forward."""
-    src = (
-        pl.when(pl.col("type").is_in(["angle_decision", "stop_decision"]))
-        .then(pl.col("state").struct.field("round"))
-        .when(pl.col("type") == "query_issued").then(pl.col("round"))
-    )
-    # One forward fill over all files, kept only where the value came from the same file.
-    ev = ev.with_columns(_round_src=src, _round_file=pl.when(src.is_not_null()).then(pl.col("file")))
-    return ev.with_columns(
-        event_round=pl.when(pl.col("_round_file").forward_fill() == pl.col("file"))
-        .then(pl.col("_round_src").forward_fill())
-    ).drop("_round_src", "_round_file")
+class _File(msgspec.Struct, gc=False):
+    """One run file, read and checked: where its event lines are, and the rows of the other tables."""
+
+    path: str
+    digest: str
+    file_bytes: int
+    jsonl_bytes: int
+    """Decompressed bytes."""
+    run_id: str
+    schema_version: int | None
+    run_row: dict[str, Any]
+    """Header facts of the `runs` row."""
+    n_events: int = 0
+    problem: str | None = None
+    raw: bytes = b""
+    """The file's bytes, as read."""
+    body: bytes | memoryview = b""
+    """The events kept (of the decompressed bytes): complete lines, each ending in a newline."""
+    parent_seq: list[int | None] = []
+    subq: list[str | None] = []
+    type: list[str] = []
+    blob_payloads: list[tuple[int, str | None]] = []
+    """(seq, payload) of `text_blob` lines (None: work the payload out from the line)."""
+    blobs: dict[str, str | None] = {}
+    decisions: list[tuple] = []
+    tool_calls: list[tuple] = []
+    claims: list[tuple] = []
+    finished: bool = False
+    outcome: dict[str, Any] = {}
+    wall_ms: float | None = None
 
 
-def _decisions_table(ev: pl.DataFrame) -> pl.DataFrame:
-    dec = ev.filter(pl.col("type").is_in(sorted(DECISION_TYPES)))
-    dec = dec.with_columns(choice=pl.col("line").str.extract(_CHOICE, 1))
-    missed = dec["choice"].is_null()
-    if missed.any():
-        path = pl.col("line").str.json_path_match("$.choice")
-        # JSONPath gives a string scalar bare; the stop choice is `continue` or `stop`.
-        quoted = pl.concat_str(pl.lit('"'), path.str.replace_all("\\", "\\\\", literal=True)
-                               .str.replace_all('"', '\\"', literal=True), pl.lit('"'))
-        dec = dec.with_columns(choice=pl.when(pl.col("choice").is_not_null()).then(pl.col("choice"))
-                               .when(pl.col("type") == "stop_decision").then(quoted).otherwise(path))
-    return dec.select(
-        "run_id", "seq", "parent_seq", "subq",
-        kind=pl.col("type").str.strip_suffix("_decision"),
-        policy=pl.col("policy").struct.field("name"), policy_version=pl.col("policy").struct.field("version"),
-        choice="choice",
-        n_candidates=pl.col("candidates").list.len().cast(pl.Int32), reason="reason",
-        round="event_round",
-    )
-
-
-def _tool_calls_table(ev: pl.DataFrame) -> pl.DataFrame:
-    calls = ev.filter(pl.col("type").is_in(["search_result", "document_read"]))
-    queries = ev.filter(pl.col("type") == "query_issued").select("file", parent_seq="seq", angle="angle")
-    search = pl.col("type") == "search_result"
-    return calls.drop("angle").join(queries, on=["file", "parent_seq"], how="left").select(
-        "run_id", "seq", "parent_seq", "subq",
-        tool=pl.when(search).then(pl.lit("search")).otherwise(pl.lit("read")),
-        query=pl.when(search).then(pl.col("query")),
-        angle=pl.when(search).then(pl.col("angle")),
-        doc_id=pl.when(~search).then(pl.col("doc_id")),
-        status=pl.when(search).then(pl.col("response").struct.field("status")).otherwise(pl.col("status")),
-        attempts=pl.col("attempts").list.len().cast(pl.Int32),
-        attempt_statuses="attempts",
-        n_hits=pl.when(search).then(pl.col("response").struct.field("hits").list.len()).cast(pl.Int32),
-        round="event_round",
-    )
-
-
-def _claims_table(ev: pl.DataFrame) -> pl.DataFrame:
-    drafted = ev.filter(pl.col("type") == "claim_drafted").select(
-        "file", "run_id", claim_id=pl.col("claim").struct.field("claim_id"), seq="seq",
-        subq="subq", text=pl.col("claim").struct.field("text"), card_ids=pl.col("claim").struct.field("card_ids"),
-    ).unique(["file", "claim_id"], keep="first", maintain_order=True)
-    record = pl.col("record").struct
-    checks = ev.filter(pl.col("type") == "verdict").group_by("file", claim_id=record.field("claim_id")).agg(
-        verdict=record.field("verdict").sort_by("seq").last(),
-        checker=record.field("checker").sort_by("seq").last(),
-        support=record.field("support").sort_by("seq").last(),
-        n_checks=pl.len().cast(pl.Int32),
-    )
-    rewrites = ev.filter(pl.col("type") == "rewrite").group_by("file", "claim_id").agg(
-        rewritten_text=pl.col("new_text").sort_by("seq").last())
-    drops = ev.filter(pl.col("type") == "drop").group_by("file", "claim_id").agg(
-        drop_reason=pl.col("reason").sort_by("seq").last())
-    claims = (drafted.join(checks, on=["file", "claim_id"], how="left")
-              .join(rewrites, on=["file", "claim_id"], how="left")
-              .join(drops, on=["file", "claim_id"], how="left"))
-    rewritten = pl.col("rewritten_text").is_not_null()
-    dropped = pl.col("drop_reason").is_not_null()
-    return claims.select(
-        "run_id", "claim_id", "seq", "subq", "text",
-        final_text=pl.coalesce("rewritten_text", "text"), card_ids="card_ids",
-        verdict="verdict", checker="checker", support="support",
-        n_checks=pl.col("n_checks").fill_null(0), rewritten=rewritten, weakened=rewritten & ~dropped,
-        dropped=dropped, drop_reason="drop_reason",
-    )
+class _Result(msgspec.Struct, array_like=True, gc=False):
+    status: str
+    """unchanged, skipped or file"""
+    digest: str
+    reason: str | None = None
+    file: _File | None = None
 
 
 def _policy_name(policies: dict[str, Any]) -> str:
@@ -444,30 +296,244 @@ def _policy_name(policies: dict[str, Any]) -> str:
     return ",".join(f"{kind}={ref.name}" for kind, ref in sorted(policies.items()))
 
 
-def _runs_table(files: list[_Loaded], ev: pl.DataFrame, part: int) -> pl.DataFrame:
-    finished = dict(ev.filter(pl.col("type") == "run_finished").select("file", "line").iter_rows())
-    walls = dict(ev.filter(pl.col("type") == "run_meta").select("file", "wall_ms").iter_rows())
+def _header(head: bytes, path: Path, stream_problem: str | None) -> RunHeader:
+    """The validated (and migrated) header of line 1; errors exactly as `parse_run_bytes` gives them."""
+    try:
+        data = msgspec.json.decode(head.decode("utf-8"))
+        if isinstance(data, dict) and data.get("type") == "run_header":
+            return RunHeader.model_validate(data)
+    except (ValueError, msgspec.DecodeError):
+        pass
+    # Anything unusual: the reader's own path, for its exact error message.
+    return parse_run_bytes(head, path, stream_problem=stream_problem).header
+
+
+def _header_row(header: RunHeader) -> dict[str, Any]:
+    spec = header.spec
+    branch = getattr(spec, "branch", None)
+    return {
+        "run_id": header.run_id, "question": spec.question, "seed": spec.seed,
+        "policy": _policy_name(spec.policies),
+        "policies": json.dumps({k: v.name for k, v in sorted(spec.policies.items())}, separators=(",", ":")),
+        "planner": spec.planner.name, "planner_version": spec.planner.version,
+        "verifier": spec.verifier.name, "verifier_version": spec.verifier.version,
+        "search_tool": spec.tools["search"].name if "search" in spec.tools else None,
+        "read_tool": spec.tools["read"].name if "read" in spec.tools else None,
+        "corpus_fingerprint": spec.corpus_fingerprint, "corpus_source": spec.corpus_source,
+        "config_digest": spec.config_digest,
+        "parent_run_id": branch.parent_run_id if branch else None,
+        "branch_seq": branch.branch_seq if branch else None,
+    }
+
+
+def _read_file(key: str, raw: bytes, known_digest: str | None, validate: bool) -> _Result:
+    """Check one run file's bytes: unchanged, skipped (and why), or its rows."""
+    path = Path(key)
+    digest = hashlib.sha256(raw).hexdigest()
+    if known_digest == digest:
+        return _Result("unchanged", digest)
+    try:
+        data, stream_problem = decompress_run_bytes(raw, compressed=path.suffix == ".zst")
+        nl = data.find(b"\n")
+        head = data if nl < 0 else data[: nl + 1]
+        header = _header(head, path, stream_problem if nl < 0 else None)
+    except RunFileError as exc:
+        return _Result("skipped", digest, str(exc))
+    found = _SCHEMA_VERSION.search(head)  # the version as written (the header model migrates it)
+    f = _File(key, digest, len(raw), len(data), header.run_id, int(found.group(1)) if found else None,
+              _header_row(header))
+    if nl < 0:
+        f.problem = stream_problem
+        return _Result("file", digest, file=f)
+    # A torn tail (no final newline) is cut here; a bad line further up fails the fast
+    # decode and sends the file to the exact reader.
+    end = data.rfind(b"\n") + 1
+    f.problem = "incomplete last line" if data[end:].strip() else stream_problem
+    if validate or f.problem or not _fill(f, data[nl + 1 : end], exact=False):
+        # The exact reader (pydantic on every event) says where the good events end, and why.
+        run = parse_run_bytes(data, path, stream_problem=stream_problem)
+        end = nl + 1
+        for _ in range(len(run.events)):
+            end = data.index(b"\n", end) + 1
+        f = _File(f.path, f.digest, f.file_bytes, f.jsonl_bytes, f.run_id, f.schema_version, f.run_row,
+                  problem=run.problem)
+        if not _fill(f, data[nl + 1 : end], exact=True):  # the reader takes these lines, the fast decode not
+            return _Result("skipped", digest, "its events pass the reader but not the store's fast JSON decode")
+    f.raw, f.body = raw, memoryview(data)[nl + 1 : end]
+    return _Result("file", digest, file=f)
+
+
+def _fill(f: _File, body: bytes, exact: bool) -> bool:
+    """Decode the event lines `body` into `f`; False if a line is not JSON, not an object of
+    a known event type, or not of this run and seq.
+
+    Two more checks, that every byte is UTF-8 (msgspec checks the strings it decodes, not
+    those it skips) and that no line holds two events, are left to the caller's bulk split
+    of all files' lines into a String column (`_chunk_lines`), unless `exact`.
+    """
+    if not body:
+        return True
+    try:
+        # The lines as one JSON array: one call decodes them all. No JSON text holds a raw
+        # newline, and a blank line leaves two commas in a row, which fails.
+        events = _LINES_DECODER.decode(b"[" + body[:-1].replace(b"\n", b",") + b"]")
+        if exact:
+            body.decode("utf-8")
+    except (UnicodeDecodeError, *_LINE_ERRORS):
+        return False
+    n = len(events)
+    run_id = f.run_id
+    if (exact and body.count(b"\n") != n) or [e.seq for e in events] != list(range(n)) or any(
+            e.run_id != run_id for e in events):
+        return False
+    kinds = _LINE_TYPES
+    types = [kinds[type(e)] for e in events]
+    f.n_events, f.type = n, types
+    f.parent_seq = [e.parent_seq for e in events]
+    f.subq = [e.subq for e in events]
+    blobs = f.blobs
+    decisions, calls, blob_payloads = f.decisions, f.tool_calls, f.blob_payloads
+    angles: dict[int, str | None] = {}
+    drafted: dict[str | None, tuple[Any, ...]] = {}
+    checks: dict[str, tuple[Any, Any, Any, int]] = {}
+    rewrites: dict[str, str | None] = {}
+    drops: dict[str, str | None] = {}
+    current_round = None
+    encode = msgspec.json.encode
+    for seq, (ev, t) in enumerate(zip(events, types)):
+        if t in _PLAIN:
+            continue
+        if t in _KINDS:
+            if t in _ANGLE_STOP and ev.state is not None and ev.state.round is not None:
+                current_round = ev.state.round
+            policy = ev.policy
+            decisions.append((run_id, seq, ev.parent_seq, ev.subq, _KINDS[t], policy and policy.name,
+                              policy and policy.version, _choice_text(ev.choice),
+                              None if ev.candidates is None else len(ev.candidates), ev.reason, current_round))
+        elif t == "text_blob":
+            digest = ev.digest
+            blob_payloads.append((seq, '{"digest":"' + digest + '"}'
+                                  if digest is not None and _HEX.fullmatch(digest) else None))
+            if digest is not None and digest not in blobs:
+                blobs[digest] = ev.text
+        elif t == "query_issued":
+            if ev.round is not None:
+                current_round = ev.round
+            angles[seq] = ev.angle
+        elif t == "search_result":
+            response, attempts = ev.response, ev.attempts
+            calls.append((run_id, seq, ev.parent_seq, ev.subq, "search", ev.query, None, None,
+                          response and response.status, None if attempts is None else len(attempts),
+                          None if attempts is None else encode(attempts).decode(),
+                          None if response is None or response.hits is None else len(response.hits),
+                          current_round))
+        elif t == "document_read":
+            attempts = ev.attempts
+            calls.append((run_id, seq, ev.parent_seq, ev.subq, "read", None, None, ev.doc_id, ev.status,
+                          None if attempts is None else len(attempts),
+                          None if attempts is None else encode(attempts).decode(), None, current_round))
+        elif t == "claim_drafted":
+            claim = ev.claim
+            cid = claim and claim.claim_id
+            if cid not in drafted:
+                drafted[cid] = (seq, ev.subq, claim and claim.text,
+                                None if claim is None or claim.card_ids is None else encode(claim.card_ids).decode())
+        elif t == "verdict":
+            record = ev.record
+            if record is not None and record.claim_id is not None:
+                n_checks = checks[record.claim_id][3] if record.claim_id in checks else 0
+                checks[record.claim_id] = (record.verdict, record.checker, record.support, n_checks + 1)
+        elif t == "rewrite":
+            if ev.claim_id is not None:
+                rewrites[ev.claim_id] = ev.new_text
+        elif t == "drop":
+            if ev.claim_id is not None:
+                drops[ev.claim_id] = ev.reason
+        elif t == "run_finished":
+            f.finished = True
+            f.outcome = ev.outcome or {}
+        elif t == "run_meta":
+            f.wall_ms = ev.wall_ms
+    # A search's angle: that of the query it answers (its parent), wherever it is in the file.
+    if angles:
+        f.tool_calls = [c[:6] + (angles.get(c[2]),) + c[7:] if c[4] == "search" else c for c in calls]
+    for cid, (seq, sq, text, card_ids) in drafted.items():
+        verdict, checker, support, n_checks = checks.get(cid, (None, None, None, 0))
+        new_text, reason = rewrites.get(cid), drops.get(cid)
+        rewritten, dropped = new_text is not None, reason is not None
+        f.claims.append((run_id, cid, seq, sq, text, new_text if rewritten else text, card_ids, verdict, checker,
+                         support, n_checks, rewritten, rewritten and not dropped, dropped, reason))
+    return True
+
+
+# --------------------------------------------------------------------------- building tables
+
+
+def _frame(table: str, rows: list[tuple[Any, ...]], json_lists: tuple[str, ...] = ()) -> pl.DataFrame:
+    """A table from row tuples; list columns arrive as JSON text (decoded here, in bulk)."""
+    schema = TABLE_SCHEMAS[table]
+    raw = {k: (pl.String() if k in json_lists else v) for k, v in schema.items()}
+    df = pl.DataFrame(rows, schema=raw, orient="row")
+    if json_lists:
+        df = df.with_columns(pl.col(k).str.json_decode(schema[k]) for k in json_lists)
+    return df
+
+
+def _lines(body: bytes, n: int) -> pl.Series | None:
+    """The lines of `body` (each ending in a newline) as a String series; None unless they
+    are `n` lines of UTF-8."""
+    if not body:
+        return pl.Series("line", [], dtype=pl.String()) if n == 0 else None
+    try:  # the CSV reader splits lines in parallel; JSON lines hold no raw \x1f
+        lines = pl.read_csv(body, has_header=False, separator="\x1f", quote_char=None,
+                            schema={"line": pl.String()})["line"]
+        if lines.len() == n:
+            return lines
+    except pl.exceptions.PolarsError:
+        return None  # not UTF-8
+    # e.g. a raw carriage return, which JSON allows between tokens: split on newlines only
+    split = body.split(b"\n")[:-1]
+    return pl.Series("line", split, dtype=pl.Binary()).cast(pl.String()) if len(split) == n else None
+
+
+def _events_table(files: list[_File], lines: pl.Series) -> pl.DataFrame:
+    counts = np.array([f.n_events for f in files], dtype=np.int64)
+    run_ids = pl.Series([f.run_id for f in files], dtype=pl.String())
+    ev = pl.DataFrame({
+        "run_id": run_ids.gather(np.repeat(np.arange(len(files)), counts)),
+        "seq": np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts),
+        "parent_seq": pl.Series([x for f in files for x in f.parent_seq], dtype=pl.Int64()),
+        "subq": pl.Series([x for f in files for x in f.subq], dtype=pl.String()),
+        "type": pl.Series([x for f in files for x in f.type], dtype=pl.String()),
+        "line": lines,
+    })
+    ev = ev.with_columns(payload=pl.col("line").str.replace(_BASE_PREFIX, "{"))
+    # Lines the fast path cannot do: another key order (nothing was stripped), or a blob
+    # whose digest is not plain hex; blob payloads come from the worker.
+    starts = np.cumsum(counts) - counts
+    fixed: dict[int, str | None] = {int(starts[i]) + seq: p for i, f in enumerate(files) for seq, p in f.blob_payloads}
+    slow = ev.select(pl.col("line").str.len_bytes() == pl.col("payload").str.len_bytes()).to_series()
+    if fixed:
+        slow = slow.scatter(list(fixed), False)
+    slow_idx = np.flatnonzero(slow.to_numpy())
+    line_col = ev["line"]
+    for i in [k for k, p in fixed.items() if p is None] + slow_idx.tolist():
+        fixed[int(i)] = _payload_slow(line_col[int(i)])
+    payload = ev["payload"]
+    if fixed:
+        payload = payload.scatter(list(fixed), pl.Series(list(fixed.values()), dtype=pl.String()))
+    return ev.select("run_id", "seq", "parent_seq", "subq", "type").with_columns(payload=payload)
+
+
+def _runs_table(files: list[_File], part: int) -> pl.DataFrame:
     rows = []
-    for i, f in enumerate(files):
-        spec = f.header.spec
-        branch = getattr(spec, "branch", None)
-        outcome = json.loads(finished[i]).get("outcome", {}) if i in finished else {}
-        row = {
-            "run_id": f.run_id, "question": spec.question, "seed": spec.seed,
-            "policy": _policy_name(spec.policies),
-            "policies": json.dumps({k: v.name for k, v in sorted(spec.policies.items())}, separators=(",", ":")),
-            "planner": spec.planner.name, "planner_version": spec.planner.version,
-            "verifier": spec.verifier.name, "verifier_version": spec.verifier.version,
-            "search_tool": spec.tools["search"].name if "search" in spec.tools else None,
-            "read_tool": spec.tools["read"].name if "read" in spec.tools else None,
-            "corpus_fingerprint": spec.corpus_fingerprint, "corpus_source": spec.corpus_source,
-            "config_digest": spec.config_digest, "schema_version": f.schema_version,
-            "parent_run_id": branch.parent_run_id if branch else None,
-            "branch_seq": branch.branch_seq if branch else None,
-            "n_events": f.n_lines, "finished": i in finished, "torn": f.problem is not None,
-            "problem": f.problem, "status": outcome.get("status"), "stop_reason": outcome.get("stop_reason"),
-            "wall_ms": walls.get(i), "file": str(f.path), "file_digest": f.digest, "file_bytes": f.file_bytes,
-            "jsonl_bytes": len(f.data), "part": part,
+    for f in files:
+        outcome = f.outcome
+        row = f.run_row | {
+            "schema_version": f.schema_version, "n_events": f.n_events, "finished": f.finished,
+            "torn": f.problem is not None, "problem": f.problem, "status": outcome.get("status"),
+            "stop_reason": outcome.get("stop_reason"), "wall_ms": f.wall_ms, "file": f.path,
+            "file_digest": f.digest, "file_bytes": f.file_bytes, "jsonl_bytes": f.jsonl_bytes, "part": part,
         }
         row.update({f"count_{k}": v for k, v in sorted(outcome.get("counts", {}).items())})
         row.update({f"metric_{k}": v for k, v in sorted(outcome.get("metrics", {}).items())})
@@ -477,18 +543,22 @@ def _runs_table(files: list[_Loaded], ev: pl.DataFrame, part: int) -> pl.DataFra
     return pl.DataFrame(rows, schema=schema)
 
 
-def build_tables(files: list[_Loaded], ev: pl.DataFrame, part: int) -> dict[str, pl.DataFrame]:
-    ev = _with_round(ev)
-    blobs = ev.filter(pl.col("type") == "text_blob").select("digest", "text").unique("digest", keep="first")
-    tables = {
-        "runs": _runs_table(files, ev, part),
-        "events": _events_table(ev),
-        "blobs": blobs,
-        "decisions": _decisions_table(ev),
-        "tool_calls": _tool_calls_table(ev),
-        "claims": _claims_table(ev),
+def build_tables(files: list[_File], lines: pl.Series, part: int) -> dict[str, pl.DataFrame]:
+    """Every table's rows for these files (`lines`: their event lines): in file order, each
+    run's in seq order."""
+    blobs: dict[str, str | None] = {}
+    for f in files:
+        for digest, text in f.blobs.items():
+            blobs.setdefault(digest, text)
+    return {
+        "runs": _runs_table(files, part),
+        "events": _events_table(files, lines),
+        "blobs": pl.DataFrame({"digest": list(blobs), "text": list(blobs.values())},
+                              schema=TABLE_SCHEMAS["blobs"]),
+        "decisions": _frame("decisions", [r for f in files for r in f.decisions]),
+        "tool_calls": _frame("tool_calls", [r for f in files for r in f.tool_calls], ("attempt_statuses",)),
+        "claims": _frame("claims", [r for f in files for r in f.claims], ("card_ids",)),
     }
-    return tables  # rows come in file order, each run's in seq order
 
 
 # --------------------------------------------------------------------------- the store
@@ -510,8 +580,9 @@ class IngestReport:
     """(file, reason) for files that could not be read."""
     seconds: float = 0.0
     stage_seconds: dict[str, float] = field(
-        default_factory=lambda: dict.fromkeys(("read", "parse", "tables", "write"), 0.0))
-    """Where the time went: reading files and headers, the bulk parse, building tables, writing Parquet."""
+        default_factory=lambda: dict.fromkeys(("read", "tables", "write"), 0.0))
+    """Where the time went: reading, checking and decoding files (in worker processes when
+    parallel), building tables, writing Parquet."""
 
     def _add(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -620,7 +691,7 @@ class Store:
         path = self.part_path(table, part)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".parquet.tmp")
-        df.write_parquet(tmp, compression="zstd", statistics=True)
+        df.write_parquet(tmp, compression="zstd", compression_level=PARQUET_ZSTD_LEVEL, statistics=True)
         os.replace(tmp, path)
         listed = self.manifest["tables"].setdefault(table, [])
         if part not in listed:
@@ -668,38 +739,51 @@ class Store:
 
     def ingest(self, source: str | Path | list[Path], validate: bool = False) -> IngestReport:
         """Add new and changed run files under `source` (a directory, a file, or a list of files)."""
+        enabled = gc.isenabled()
+        gc.disable()  # an ingest makes many small objects and no cycles: collections only cost time
+        try:
+            return self._ingest(source, validate)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _ingest(self, source: str | Path | list[Path], validate: bool) -> IngestReport:
         t0 = time.perf_counter()
         paths = [p for s in ([source] if isinstance(source, (str, Path)) else source) for p in run_files(Path(s))]
         report = IngestReport(files_seen=len(paths))
         self._clean_orphans()
         files_seen = self.manifest["files"]
-        chunk: list[_Loaded] = []
-        chunk_bytes = 0
-        known_blobs: set[str] | None = None
-        tick = time.perf_counter()
-        for path in paths:
-            path = Path(os.path.abspath(path))
-            key = str(path)
-            raw = path.read_bytes()
-            digest = hashlib.sha256(raw).hexdigest()
-            if files_seen.get(key, {}).get("digest") == digest:
-                report.files_unchanged += 1
-                continue
-            try:
-                loaded = _load(path, raw, digest)
-            except RunFileError as exc:
-                report.skipped.append((key, str(exc)))
-                files_seen[key] = {"digest": digest, "run_id": None, "status": "skipped", "reason": str(exc)}
-                continue
-            chunk.append(loaded)
-            chunk_bytes += len(loaded.data)
-            if chunk_bytes >= CHUNK_BYTES:
-                report._add("read", tick)
-                known_blobs = self._ingest_chunk(chunk, validate, report, known_blobs)
-                chunk, chunk_bytes, tick = [], 0, time.perf_counter()
-        report._add("read", tick)
-        if chunk:
-            self._ingest_chunk(chunk, validate, report, known_blobs)
+        tasks = [(key, files_seen.get(key, {}).get("digest")) for key in map(os.path.abspath, paths)]
+        self._blobs_known: set[str] | None = None
+        # Each chunk's tables are built and written in a thread (polars runs mostly without
+        # the GIL) while this one reads and decodes the next chunk.
+        with ThreadPoolExecutor(1, thread_name_prefix="citeloop-store") as writer:
+            pending: Future[None] | None = None
+            chunk: list[_File] = []
+            chunk_bytes = 0
+            tick = time.perf_counter()
+            for key, result in _read_all(tasks, validate):
+                if result.file is None:
+                    if result.status == "unchanged":
+                        report.files_unchanged += 1
+                    else:
+                        report.skipped.append((key, result.reason))
+                        files_seen[key] = {"digest": result.digest, "run_id": None, "status": "skipped",
+                                           "reason": result.reason}
+                    continue
+                chunk.append(result.file)
+                chunk_bytes += result.file.jsonl_bytes
+                if chunk_bytes >= CHUNK_BYTES:
+                    tick = report._add("read", tick)
+                    if pending is not None:
+                        pending.result()
+                    pending = writer.submit(self._ingest_chunk, chunk, report)
+                    chunk, chunk_bytes = [], 0
+            report._add("read", tick)
+            if pending is not None:
+                pending.result()
+            if chunk:
+                writer.submit(self._ingest_chunk, chunk, report).result()
         if report.skipped and not (report.runs_added or report.runs_replaced or report.files_unchanged
                                    or report.duplicates):
             raise StoreError(f"no readable run files among {len(paths)}; e.g. {report.skipped[0][1]}")
@@ -707,41 +791,34 @@ class Store:
         report.seconds = round(time.perf_counter() - t0, 4)
         return report
 
-    def _ingest_chunk(self, chunk: list[_Loaded], validate: bool, report: IngestReport,
-                      known_blobs: set[str] | None) -> set[str]:
+    def _ingest_chunk(self, files: list[_File], report: IngestReport) -> None:
         tick = time.perf_counter()
-        files, ev, skipped = _checked(chunk, validate)
-        tick = report._add("parse", tick)
-        for f, reason in skipped:
-            report.skipped.append((str(f.path), reason))
-            self.manifest["files"][str(f.path)] = {"digest": f.digest, "run_id": None, "status": "skipped",
-                                                   "reason": reason}
+        files, lines = self._chunk_lines(files, report)
         # One file per run: the most events, complete before torn, then by path.
         best: dict[str, int] = {}
         for i, f in enumerate(files):
             j = best.get(f.run_id)
-            if j is None or (f.problem is not None, -f.n_lines, str(f.path)) < (
-                    files[j].problem is not None, -files[j].n_lines, str(files[j].path)):
+            if j is None or (f.problem is not None, -f.n_events, f.path) < (
+                    files[j].problem is not None, -files[j].n_events, files[j].path):
                 best[f.run_id] = i
-        keep = sorted(best.values())
+        keep = set(best.values())
         for i, f in enumerate(files):
             status = "ingested" if i in keep else "duplicate"
-            self.manifest["files"][str(f.path)] = {"digest": f.digest, "run_id": f.run_id, "status": status}
+            self.manifest["files"][f.path] = {"digest": f.digest, "run_id": f.run_id, "status": status}
             if status == "duplicate":
-                report.duplicates.append(str(f.path))
+                report.duplicates.append(f.path)
         if len(keep) < len(files):
-            remap = {old: new for new, old in enumerate(keep)}
-            ev = ev.filter(pl.col("file").is_in(keep)).with_columns(
-                file=pl.col("file").replace_strict(remap, return_dtype=pl.Int32))
-            files = [files[i] for i in keep]
+            lines = lines.filter(np.repeat([i in keep for i in range(len(files))], [f.n_events for f in files]))
+            files = [f for i, f in enumerate(files) if i in keep]
         if not files:
-            return known_blobs or set()
+            return
         part = self.new_part()
-        tables = build_tables(files, ev, part)
-        if known_blobs is None:
-            known_blobs = self._known_digests()
-        tables["blobs"] = tables["blobs"].filter(~pl.col("digest").is_in(list(known_blobs)))
-        known_blobs.update(tables["blobs"]["digest"].to_list())
+        tables = build_tables(files, lines, part)
+        if self._blobs_known is None:
+            self._blobs_known = self._known_digests()
+        if self._blobs_known:
+            tables["blobs"] = tables["blobs"].filter(~pl.col("digest").is_in(list(self._blobs_known)))
+        self._blobs_known.update(tables["blobs"]["digest"].to_list())
         tick = report._add("tables", tick)
         for table in TABLES:
             if tables[table].height:
@@ -751,15 +828,46 @@ class Store:
             self._remove_runs(replaced)
         report._add("write", tick)
         for f in files:
-            self.manifest["runs"][f.run_id] = {"file": str(f.path), "digest": f.digest, "part": part,
-                                               "n_events": f.n_lines, "torn": f.problem is not None}
+            self.manifest["runs"][f.run_id] = {"file": f.path, "digest": f.digest, "part": part,
+                                               "n_events": f.n_events, "torn": f.problem is not None}
         report.parts.append(part)
         report.runs_replaced += len(replaced)
         report.runs_added += len(files) - len(replaced)
         report.runs_torn += sum(f.problem is not None for f in files)
-        report.events += sum(f.n_lines for f in files)
-        report.jsonl_bytes += sum(len(f.data) for f in files)
-        return known_blobs
+        report.events += sum(f.n_events for f in files)
+        report.jsonl_bytes += sum(f.jsonl_bytes for f in files)
+
+
+    def _chunk_lines(self, files: list[_File], report: IngestReport) -> tuple[list[_File], pl.Series]:
+        """All event lines of `files`, split in bulk, which also checks they are UTF-8 and one
+        event a line. Files that fail go through the exact reader (here, as `validate` does)."""
+        lines = _lines(b"".join(f.body for f in files), sum(f.n_events for f in files))
+        if lines is not None:
+            return files, lines
+        kept = []
+        for f in files:
+            body = bytes(f.body)
+            try:
+                ok = body.count(b"\n") == f.n_events and isinstance(body.decode("utf-8"), str)
+            except UnicodeDecodeError:
+                ok = False
+            result = _Result("file", f.digest, file=f) if ok else _read_file(f.path, f.raw, None, validate=True)
+            if result.file is None:
+                report.skipped.append((f.path, result.reason))
+                self.manifest["files"][f.path] = {"digest": f.digest, "run_id": None, "status": "skipped",
+                                                  "reason": result.reason}
+                continue
+            kept.append(result.file)
+        lines = _lines(b"".join(f.body for f in kept), sum(f.n_events for f in kept))
+        if lines is None:  # pragma: no cover - every file passed the exact checks
+            raise StoreError("internal error: event lines that pass the exact reader fail the bulk split")
+        return kept, lines
+
+
+def _read_all(tasks: list[tuple[str, str | None]], validate: bool) -> Iterator[tuple[str, _Result]]:
+    """(path, result) for every (path, known digest), in order."""
+    for key, known in tasks:
+        yield key, _read_file(key, Path(key).read_bytes(), known, validate)
 
 
 def ingest(source: str | Path, store: str | Path, validate: bool = False) -> IngestReport:

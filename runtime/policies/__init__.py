@@ -8,11 +8,11 @@ the list of valid ones.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from runtime.config import ResearchConfig
+from runtime.registry import load_object
 from runtime.policies.base import AngleCandidate, Choice, QueryAnglePolicy, ReadPolicy, StopPolicy
 from runtime.policies.explore import ExploreAngle, ExploreRead, ExploreStop
 from runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
@@ -74,13 +74,7 @@ def parse_policy_spec(spec: str) -> dict[str, str]:
 def _factory(name: str) -> Factory:
     if name in POLICY_FAMILIES:
         return POLICY_FAMILIES[name]
-    if ":" in name:
-        module, _, attr = name.partition(":")
-        try:
-            return getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise PolicyError(f"cannot load policy {name!r}: {exc}") from exc
-    raise PolicyError(f"unknown policy {name!r}; valid: {', '.join(sorted(POLICY_FAMILIES))} or a module:attr path")
+    return load_object(name, PolicyError, "policy", ", ".join(sorted(POLICY_FAMILIES)))
 
 
 def resolve_policies(spec: str, config: ResearchConfig, seed: int) -> PolicySet:
