@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from runtime.ledger import Ledger
 from runtime.recorder import Recorder
@@ -38,21 +39,31 @@ def draft_text(card: EvidenceCard) -> str:
     return text if len(content_terms(text)) >= 3 else card.quote
 
 
-def select_cards(ledger: Ledger, subq: str) -> list[EvidenceCard]:
+def select_cards(cards: list[EvidenceCard]) -> list[EvidenceCard]:
     """The most relevant card of each independent source, best first."""
     chosen: list[EvidenceCard] = []
     seen_clusters: set[str] = set()
-    for card in sorted(ledger.cards_for(subq), key=lambda c: -c.grade.relevance):
+    for card in sorted(cards, key=lambda c: -c.grade.relevance):
         if card.cluster_id not in seen_clusters:
             seen_clusters.add(card.cluster_id)
             chosen.append(card)
     return chosen[:CLAIMS_PER_SUBQ]
 
 
-def write_and_verify(plan: Plan, ledger: Ledger, verifier: Verifier, rec: Recorder) -> list[CheckedClaim]:
+def write_and_verify(
+    plan: Plan,
+    ledger: Ledger,
+    verifier: Verifier,
+    rec: Recorder,
+    evidence_for: Callable[[str], list[EvidenceCard]] | None = None,
+) -> list[CheckedClaim]:
+    """Draft, bind and verify claims per sub-question from `evidence_for(subq)` (default: all
+    its cards); the engine passes only on-topic evidence, so a hop about a named entity is
+    never stated from a sibling's article."""
+    evidence_for = evidence_for or ledger.cards_for
     kept: list[CheckedClaim] = []
     for sq in plan.sub_questions:
-        for n, card in enumerate(select_cards(ledger, sq.id), start=1):
+        for n, card in enumerate(select_cards(evidence_for(sq.id)), start=1):
             claim = Claim(claim_id=f"claim-{sq.id}-{n}", subq=sq.id, text=draft_text(card), card_ids=[card.card_id])
             drafted = rec.emit(ClaimDrafted, subq=sq.id, claim=claim)
             rec.emit(EvidenceBound, parent=drafted.seq, subq=sq.id, claim_id=claim.claim_id, card_ids=claim.card_ids)

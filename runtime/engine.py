@@ -185,7 +185,7 @@ class ResearchEngine:
                 self._set_status(state, "exhausted", "the run stopped before this sub-question found evidence")
 
         plan = self.plan  # now including any expansion sub-questions
-        claims = write_and_verify(plan, self.ledger, self.verifier, rec)
+        claims = write_and_verify(plan, self.ledger, self.verifier, rec, self._on_topic_cards)
         kept_ids = {c.claim.claim_id for c in claims}
         dropped = [e.claim_id for e in rec.events if e.type == "drop"]
         outcomes = {

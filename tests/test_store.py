@@ -22,6 +22,7 @@ from trajectories.events import (
 )
 from trajectories.models import Claim, VerdictRecord
 from trajectories.runfile import FileSink, RunFile, decompress_run_bytes, dumps_line, read_run
+import trajectories.store as store_module
 from trajectories.store import TABLES, Store, StoreError, ingest
 from trajectories.store_queries import (
     decisions_by_kind_and_policy,
@@ -283,6 +284,57 @@ def test_a_torn_file_is_stored_up_to_its_last_good_event(runs_dir: Path, tmp_pat
         assert (row["torn"], row["n_events"], row["problem"], row["finished"]) == (True, len(run.events), run.problem,
                                                                                   False)
         assert _rows(store, "events", run.run_id, ["seq"]) == [{"seq": i} for i in range(len(run.events))]
+
+
+def test_damage_the_fast_decode_skips_is_still_caught(runs_dir: Path, tmp_path: Path) -> None:
+    """The fast decode leaves two checks to the bulk split of a chunk's lines (bytes are UTF-8,
+    one event a line); files failing them are cut by the exact reader, the others kept whole."""
+    files = _copy_runs(runs_dir, tmp_path / "runs", 5)
+
+    def damage(path: Path, fn) -> None:
+        lines = path.read_bytes().split(b"\n")
+        path.write_bytes(b"\n".join(fn(lines)))
+
+    def bad_utf8(lines: list[bytes]) -> list[bytes]:  # inside a field the fast decode skips
+        i = next(i for i, line in enumerate(lines) if b'"type":"card_created"' in line)
+        at = lines[i].index(b'"quote":"') + 12
+        return lines[:i] + [lines[i][:at] + b"\xff" + lines[i][at + 1 :]] + lines[i + 1 :]
+
+    damage(files[0], bad_utf8)
+    damage(files[1], lambda lines: lines[:5] + [lines[5] + b"," + lines[6]] + lines[7:])  # two events, one line
+    damage(files[2], lambda lines: lines[:4] + [b""] + lines[4:])  # a blank line
+    damage(files[3], lambda lines: lines[:3] + [lines[3] + b"\r"] + lines[4:])  # CRLF: fine JSON
+    report = ingest(tmp_path / "runs", tmp_path / "s")
+    assert (report.runs_added, report.runs_torn, report.skipped) == (5, 3, [])
+    store = Store.open(tmp_path / "s")
+    for path in files:
+        run = read_run(path)
+        row = store.scan("runs").filter(pl.col("run_id") == run.run_id).collect().row(0, named=True)
+        assert (row["torn"], row["n_events"], row["problem"]) == (run.torn, len(run.events), run.problem)
+        rows = _rows(store, "events", run.run_id, ["seq", "payload"])
+        assert [r["seq"] for r in rows] == list(range(len(run.events)))
+        for r, e in zip(rows, run.events):
+            want = {k: v for k, v in event_to_dict(e).items() if k not in ("run_id", "seq", "parent_seq", "subq",
+                                                                           "type", "text")}
+            assert json.loads(r["payload"]) == want
+    assert [read_run(p).torn for p in files] == [True, True, True, False, False]
+
+
+def test_small_chunks_give_the_same_tables(store: Store, runs_dir: Path, tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """One part per file (each chunk is written while the next is read), files fetched in
+    small batches: the same rows as one chunk."""
+    monkeypatch.setattr(store_module, "CHUNK_BYTES", 1)
+    monkeypatch.setattr(store_module, "FETCH_BATCH", 2)
+    report = ingest(runs_dir, tmp_path / "s")
+    assert len(report.parts) == report.runs_added == len(QUESTIONS) * len(SETUPS)
+    small = Store.open(tmp_path / "s")
+    assert len(small.parts("events")) == len(report.parts)
+    one, many = _tables(store), _tables(small)
+    for table in TABLES:
+        drop = ["file", "part"] if table == "runs" else []
+        assert one[table].drop(drop).equals(many[table].drop(drop)), table
+    assert ingest(runs_dir, tmp_path / "s").files_unchanged == report.files_seen
 
 
 def test_a_torn_zst_file_and_a_duplicate_run(runs_dir: Path, tmp_path: Path) -> None:

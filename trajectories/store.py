@@ -77,10 +77,10 @@ import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any, Union, get_args
 
 import msgspec
@@ -101,8 +101,10 @@ RUN_TABLES = tuple(t for t in TABLES if t != "blobs")
 EVENT_TYPES: frozenset[str] = frozenset(cls.model_fields["type"].default for cls in get_args(Event))
 RUN_SUFFIXES = (".jsonl", ".jsonl.zst")
 CHUNK_BYTES = 32 << 20
-PARQUET_ZSTD_LEVEL = 1
-"""Decompressed run-file bytes per ingest chunk (one Parquet part per table)."""
+"""Decompressed run-file bytes per ingest chunk (one Parquet part per table). Chunks are
+what overlaps: one is written while the next is read."""
+FETCH_BATCH = 32
+"""Files read ahead (by a second thread) while the files before them are decoded."""
 
 TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "runs": {
@@ -146,85 +148,93 @@ class StoreError(ValueError):
 
 # --------------------------------------------------------------------------- decoding event lines
 #
-# Every event line is decoded by msgspec into a small struct holding only the fields the
-# tables need: unknown fields are skipped (but still checked to be well-formed JSON), a
-# missing field is None. The union is tagged by `type`, so a line of an unknown type fails.
+# All event lines of a file are decoded in one msgspec call, each into a small struct with
+# only the fields the tables need: the other fields are skipped (still checked to be
+# well-formed JSON) and a missing field is None. The union is tagged by `type`, so a line of
+# an unknown type fails, and so does a field of the wrong JSON type.
 
 
-class _Policy(msgspec.Struct):
+class _Policy(msgspec.Struct, gc=False):
     name: str | None = None
     version: str | None = None
 
 
-class _RoundState(msgspec.Struct):
+class _RoundState(msgspec.Struct, gc=False):
     round: int | None = None
 
 
-class _Response(msgspec.Struct):
+class _Response(msgspec.Struct, gc=False):
     status: str | None = None
     hits: list[msgspec.Raw] | None = None
 
 
-class _Claim(msgspec.Struct):
+class _Claim(msgspec.Struct, gc=False):
     claim_id: str | None = None
     text: str | None = None
     card_ids: list[str] | None = None
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     claim_id: str | None = None
     verdict: str | None = None
     checker: str | None = None
     support: float | None = None
 
 
+class _Outcome(msgspec.Struct, gc=False):
+    status: str | None = None
+    stop_reason: str | None = None
+    counts: dict[str, int] | None = None
+    metrics: dict[str, float | None] | None = None
+
+
+_Str = str | None
 _BASE_FIELDS: list[tuple[str, Any, Any]] = [
-    ("run_id", str | None, None), ("seq", int | None, None), ("parent_seq", int | None, None),
-    ("subq", str | None, None),
+    ("run_id", _Str, None), ("seq", int | None, None), ("parent_seq", int | None, None), ("subq", _Str, None),
 ]
 _DECISION_FIELDS: list[tuple[str, Any, Any]] = [
     ("candidates", list[msgspec.Raw] | None, None), ("choice", msgspec.Raw, msgspec.Raw(b"")),
-    ("policy", _Policy | None, None), ("reason", str | None, None),
+    ("policy", _Policy | None, None), ("reason", _Str, None),
 ]
-_ROUND_STATE = [("state", _RoundState | None, None)]
-_S = str | None
+_ROUND_STATE: list[tuple[str, Any, Any]] = [("state", _RoundState | None, None)]
 _FIELDS: dict[str, list[tuple[str, Any, Any]]] = {
     "angle_decision": _ROUND_STATE + _DECISION_FIELDS,
     "stop_decision": _ROUND_STATE + _DECISION_FIELDS,
     "read_decision": _DECISION_FIELDS,
     "keep_decision": _DECISION_FIELDS,
-    "query_issued": [("query", _S, None), ("angle", _S, None), ("round", int | None, None)],
-    "search_result": [("query", _S, None), ("response", _Response | None, None),
+    "query_issued": [("query", _Str, None), ("angle", _Str, None), ("round", int | None, None)],
+    "search_result": [("query", _Str, None), ("response", _Response | None, None),
                       ("attempts", list[str] | None, None)],
-    "document_read": [("doc_id", _S, None), ("status", _S, None), ("attempts", list[str] | None, None)],
-    "text_blob": [("digest", _S, None), ("text", _S, None)],
+    "document_read": [("doc_id", _Str, None), ("status", _Str, None), ("attempts", list[str] | None, None)],
+    "text_blob": [("digest", _Str, None), ("text", _Str, None)],
     "claim_drafted": [("claim", _Claim | None, None)],
     "verdict": [("record", _Record | None, None)],
-    "rewrite": [("claim_id", _S, None), ("new_text", _S, None)],
-    "drop": [("claim_id", _S, None), ("reason", _S, None)],
-    "run_finished": [("outcome", dict[str, Any] | None, None)],
+    "rewrite": [("claim_id", _Str, None), ("new_text", _Str, None)],
+    "drop": [("claim_id", _Str, None), ("reason", _Str, None)],
+    "run_finished": [("outcome", _Outcome | None, None)],
     "run_meta": [("wall_ms", float | None, None)],
 }
-_LINE_TYPES = {
-    msgspec.defstruct(f"_{name}", _BASE_FIELDS + _FIELDS.get(name, []), tag=name, tag_field="type"): name
+_LINE_TYPES: dict[type, str] = {
+    msgspec.defstruct(f"_{name}", _BASE_FIELDS + _FIELDS.get(name, []), tag=name, tag_field="type",
+                      gc=False): name
     for name in sorted(EVENT_TYPES)
 }
 _LINES_DECODER = msgspec.json.Decoder(list[Union[tuple(_LINE_TYPES)]])  # noqa: UP007 - a runtime union
 _LINE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
-_BASE_KEYS = ("run_id", "seq", "parent_seq", "subq", "type")
-_HEX = re.compile(r"[0-9a-f]*")
-_SCHEMA_VERSION = re.compile(rb'"schema_version":\s*(\d+)')
-_JSON_SPACE = re.compile(rb"[ \t\r\n]")
-_ANGLE_STOP = frozenset({"angle_decision", "stop_decision"})
-_KINDS = {t: t.removesuffix("_decision") for t in DECISION_TYPES}
 _PLAIN = EVENT_TYPES - set(_FIELDS)
-"""Event types that give only `events` rows."""
+"""Event types that only give `events` rows."""
+_KINDS = {t: t.removesuffix("_decision") for t in DECISION_TYPES}
+_ROUND_DECISIONS = frozenset({"angle_decision", "stop_decision"})
+_BASE_KEYS = ("run_id", "seq", "parent_seq", "subq", "type")
 # The fields every event line starts with, in the order pydantic writes them; stripped from
 # the payload. Lines written in another key order fall back to json.loads (`_payload_slow`).
 _BASE_PREFIX = (
     r'^\{"run_id":"(?:[^"\\]|\\.)*","seq":-?\d+,"parent_seq":(?:null|-?\d+),'
     r'"subq":(?:null|"(?:[^"\\]|\\.)*"),"type":"[a-z_]+",?'
 )
+_HEX = re.compile(r"[0-9a-f]*")
+_JSON_SPACE = re.compile(rb"[ \t\r\n]")
+_SCHEMA_VERSION = re.compile(rb'"schema_version":\s*(\d+)')
 
 
 def _payload_slow(line: str) -> str:
@@ -238,7 +248,7 @@ def _payload_slow(line: str) -> str:
 
 
 def _choice_text(raw: msgspec.Raw) -> str | None:
-    """A decision's `choice` as compact JSON text (as written when it has no spaces)."""
+    """A decision's `choice` as compact JSON text: as written, unless it has spaces."""
     text = bytes(raw)
     if not text or text == b"null":
         return None
@@ -250,44 +260,45 @@ def _choice_text(raw: msgspec.Raw) -> str | None:
 # --------------------------------------------------------------------------- reading one file
 
 
-class _File(msgspec.Struct, gc=False):
-    """One run file, read and checked: where its event lines are, and the rows of the other tables."""
+@dataclass(slots=True)
+class _File:
+    """One run file, read and checked: its event lines, and the rows of the other tables."""
 
     path: str
     digest: str
-    file_bytes: int
+    raw: bytes
+    """The file's bytes, as read."""
     jsonl_bytes: int
     """Decompressed bytes."""
     run_id: str
     schema_version: int | None
     run_row: dict[str, Any]
     """Header facts of the `runs` row."""
-    n_events: int = 0
     problem: str | None = None
-    raw: bytes = b""
-    """The file's bytes, as read."""
+    n_events: int = 0
     body: bytes | memoryview = b""
-    """The events kept (of the decompressed bytes): complete lines, each ending in a newline."""
-    parent_seq: list[int | None] = []
-    subq: list[str | None] = []
-    type: list[str] = []
-    blob_payloads: list[tuple[int, str | None]] = []
-    """(seq, payload) of `text_blob` lines (None: work the payload out from the line)."""
-    blobs: dict[str, str | None] = {}
-    decisions: list[tuple] = []
-    tool_calls: list[tuple] = []
-    claims: list[tuple] = []
+    """The events kept: complete lines, each ending in a newline."""
+    parent_seq: list[int | None] = field(default_factory=list)
+    subq: list[str | None] = field(default_factory=list)
+    type: list[str] = field(default_factory=list)
+    blob_payloads: list[tuple[int, str | None]] = field(default_factory=list)
+    """(seq, payload) of `text_blob` lines (None: the payload is worked out from the line)."""
+    blobs: dict[str, str | None] = field(default_factory=dict)
+    decisions: list[tuple[Any, ...]] = field(default_factory=list)
+    tool_calls: list[tuple[Any, ...]] = field(default_factory=list)
+    claims: list[tuple[Any, ...]] = field(default_factory=list)
     finished: bool = False
-    outcome: dict[str, Any] = {}
+    outcome: _Outcome | None = None
     wall_ms: float | None = None
 
 
-class _Result(msgspec.Struct, array_like=True, gc=False):
-    status: str
-    """unchanged, skipped or file"""
+@dataclass(slots=True)
+class _Read:
+    """What reading one file gave: `file`, or else unchanged (`reason` None) or unreadable."""
+
     digest: str
-    reason: str | None = None
     file: _File | None = None
+    reason: str | None = None
 
 
 def _policy_name(policies: dict[str, Any]) -> str:
@@ -297,15 +308,14 @@ def _policy_name(policies: dict[str, Any]) -> str:
 
 
 def _header(head: bytes, path: Path, stream_problem: str | None) -> RunHeader:
-    """The validated (and migrated) header of line 1; errors exactly as `parse_run_bytes` gives them."""
+    """Line 1, validated (and migrated) by `RunHeader`; errors exactly as `parse_run_bytes` words them."""
     try:
-        data = msgspec.json.decode(head.decode("utf-8"))
+        data = msgspec.json.decode(head)
         if isinstance(data, dict) and data.get("type") == "run_header":
             return RunHeader.model_validate(data)
-    except (ValueError, msgspec.DecodeError):
+    except (ValueError, msgspec.DecodeError):  # pydantic's ValidationError is a ValueError
         pass
-    # Anything unusual: the reader's own path, for its exact error message.
-    return parse_run_bytes(head, path, stream_problem=stream_problem).header
+    return parse_run_bytes(head, path, stream_problem=stream_problem).header  # raises RunFileError
 
 
 def _header_row(header: RunHeader) -> dict[str, Any]:
@@ -326,56 +336,59 @@ def _header_row(header: RunHeader) -> dict[str, Any]:
     }
 
 
-def _read_file(key: str, raw: bytes, known_digest: str | None, validate: bool) -> _Result:
-    """Check one run file's bytes: unchanged, skipped (and why), or its rows."""
+def _read_file(key: str, raw: bytes, digest: str, known_digest: str | None, exact: bool) -> _Read:
+    """Check one run file (its bytes `raw`) and decode its events.
+
+    The header is always validated. Event lines get the fast decode (`_fill`); a file it
+    refuses, a torn file, and with `exact` every file, goes through the exact reader
+    (pydantic on every event), which says where the good events end and why.
+    """
     path = Path(key)
-    digest = hashlib.sha256(raw).hexdigest()
     if known_digest == digest:
-        return _Result("unchanged", digest)
+        return _Read(digest)
     try:
-        data, stream_problem = decompress_run_bytes(raw, compressed=path.suffix == ".zst")
+        data, stream_problem = decompress_run_bytes(raw, compressed=key.endswith(".zst"))
         nl = data.find(b"\n")
         head = data if nl < 0 else data[: nl + 1]
         header = _header(head, path, stream_problem if nl < 0 else None)
     except RunFileError as exc:
-        return _Result("skipped", digest, str(exc))
+        return _Read(digest, reason=str(exc))
     found = _SCHEMA_VERSION.search(head)  # the version as written (the header model migrates it)
-    f = _File(key, digest, len(raw), len(data), header.run_id, int(found.group(1)) if found else None,
+    f = _File(key, digest, raw, len(data), header.run_id, int(found.group(1)) if found else None,
               _header_row(header))
     if nl < 0:
         f.problem = stream_problem
-        return _Result("file", digest, file=f)
-    # A torn tail (no final newline) is cut here; a bad line further up fails the fast
-    # decode and sends the file to the exact reader.
+        return _Read(digest, f)
+    # A torn tail (no final newline) is cut here.
     end = data.rfind(b"\n") + 1
     f.problem = "incomplete last line" if data[end:].strip() else stream_problem
-    if validate or f.problem or not _fill(f, data[nl + 1 : end], exact=False):
-        # The exact reader (pydantic on every event) says where the good events end, and why.
+    if exact or f.problem or not _fill(f, data[nl + 1 : end], exact=False):
         run = parse_run_bytes(data, path, stream_problem=stream_problem)
         end = nl + 1
         for _ in range(len(run.events)):
             end = data.index(b"\n", end) + 1
-        f = _File(f.path, f.digest, f.file_bytes, f.jsonl_bytes, f.run_id, f.schema_version, f.run_row,
-                  problem=run.problem)
+        f = _File(key, digest, raw, len(data), f.run_id, f.schema_version, f.run_row, problem=run.problem)
         if not _fill(f, data[nl + 1 : end], exact=True):  # the reader takes these lines, the fast decode not
-            return _Result("skipped", digest, "its events pass the reader but not the store's fast JSON decode")
-    f.raw, f.body = raw, memoryview(data)[nl + 1 : end]
-    return _Result("file", digest, file=f)
+            return _Read(digest, reason="its events pass the reader but not the store's fast JSON decode")
+    f.body = memoryview(data)[nl + 1 : end]
+    return _Read(digest, f)
 
 
 def _fill(f: _File, body: bytes, exact: bool) -> bool:
-    """Decode the event lines `body` into `f`; False if a line is not JSON, not an object of
-    a known event type, or not of this run and seq.
+    """Decode the event lines `body` into `f`'s rows; False if a line is not JSON, not an
+    object of a known event type, has a needed field of the wrong type, or is not of this
+    run and seq.
 
-    Two more checks, that every byte is UTF-8 (msgspec checks the strings it decodes, not
-    those it skips) and that no line holds two events, are left to the caller's bulk split
-    of all files' lines into a String column (`_chunk_lines`), unless `exact`.
+    Two more checks, that the bytes are UTF-8 (msgspec checks the strings it decodes, not
+    those it skips) and that no line holds two events, come with the bulk split of all
+    files' lines (`Store._chunk_lines`), which runs them file by file when the bulk fails;
+    `exact` runs them here.
     """
     if not body:
         return True
     try:
-        # The lines as one JSON array: one call decodes them all. No JSON text holds a raw
-        # newline, and a blank line leaves two commas in a row, which fails.
+        # The lines as one JSON array, decoded in one call: no JSON text holds a raw newline,
+        # and a blank line leaves two commas in a row, which fails.
         events = _LINES_DECODER.decode(b"[" + body[:-1].replace(b"\n", b",") + b"]")
         if exact:
             body.decode("utf-8")
@@ -391,47 +404,45 @@ def _fill(f: _File, body: bytes, exact: bool) -> bool:
     f.n_events, f.type = n, types
     f.parent_seq = [e.parent_seq for e in events]
     f.subq = [e.subq for e in events]
-    blobs = f.blobs
-    decisions, calls, blob_payloads = f.decisions, f.tool_calls, f.blob_payloads
+    blobs, blob_payloads, decisions, calls = f.blobs, f.blob_payloads, f.decisions, f.tool_calls
     angles: dict[int, str | None] = {}
     drafted: dict[str | None, tuple[Any, ...]] = {}
     checks: dict[str, tuple[Any, Any, Any, int]] = {}
     rewrites: dict[str, str | None] = {}
     drops: dict[str, str | None] = {}
-    current_round = None
+    round_ = None  # the search round: set by angle/stop decisions and queries, carried forward
     encode = msgspec.json.encode
-    for seq, (ev, t) in enumerate(zip(events, types)):
+    for seq, ev, t in zip(range(n), events, types):
         if t in _PLAIN:
             continue
         if t in _KINDS:
-            if t in _ANGLE_STOP and ev.state is not None and ev.state.round is not None:
-                current_round = ev.state.round
+            if t in _ROUND_DECISIONS and ev.state is not None and ev.state.round is not None:
+                round_ = ev.state.round
             policy = ev.policy
             decisions.append((run_id, seq, ev.parent_seq, ev.subq, _KINDS[t], policy and policy.name,
                               policy and policy.version, _choice_text(ev.choice),
-                              None if ev.candidates is None else len(ev.candidates), ev.reason, current_round))
+                              None if ev.candidates is None else len(ev.candidates), ev.reason, round_))
         elif t == "text_blob":
             digest = ev.digest
             blob_payloads.append((seq, '{"digest":"' + digest + '"}'
                                   if digest is not None and _HEX.fullmatch(digest) else None))
             if digest is not None and digest not in blobs:
                 blobs[digest] = ev.text
-        elif t == "query_issued":
-            if ev.round is not None:
-                current_round = ev.round
-            angles[seq] = ev.angle
+        elif t == "document_read":
+            attempts = ev.attempts
+            calls.append((run_id, seq, ev.parent_seq, ev.subq, "read", None, None, ev.doc_id, ev.status,
+                          None if attempts is None else len(attempts),
+                          None if attempts is None else encode(attempts).decode(), None, round_))
         elif t == "search_result":
             response, attempts = ev.response, ev.attempts
             calls.append((run_id, seq, ev.parent_seq, ev.subq, "search", ev.query, None, None,
                           response and response.status, None if attempts is None else len(attempts),
                           None if attempts is None else encode(attempts).decode(),
-                          None if response is None or response.hits is None else len(response.hits),
-                          current_round))
-        elif t == "document_read":
-            attempts = ev.attempts
-            calls.append((run_id, seq, ev.parent_seq, ev.subq, "read", None, None, ev.doc_id, ev.status,
-                          None if attempts is None else len(attempts),
-                          None if attempts is None else encode(attempts).decode(), None, current_round))
+                          None if response is None or response.hits is None else len(response.hits), round_))
+        elif t == "query_issued":
+            if ev.round is not None:
+                round_ = ev.round
+            angles[seq] = ev.angle
         elif t == "claim_drafted":
             claim = ev.claim
             cid = claim and claim.claim_id
@@ -450,13 +461,13 @@ def _fill(f: _File, body: bytes, exact: bool) -> bool:
             if ev.claim_id is not None:
                 drops[ev.claim_id] = ev.reason
         elif t == "run_finished":
-            f.finished = True
-            f.outcome = ev.outcome or {}
+            f.finished, f.outcome = True, ev.outcome
         elif t == "run_meta":
             f.wall_ms = ev.wall_ms
-    # A search's angle: that of the query it answers (its parent), wherever it is in the file.
+    # A search's angle is that of the query it answers (its parent), wherever that is in the file.
     if angles:
         f.tool_calls = [c[:6] + (angles.get(c[2]),) + c[7:] if c[4] == "search" else c for c in calls]
+    # Claims: each drafted claim once (its first draft), with its last check, rewrite and drop.
     for cid, (seq, sq, text, card_ids) in drafted.items():
         verdict, checker, support, n_checks = checks.get(cid, (None, None, None, 0))
         new_text, reason = rewrites.get(cid), drops.get(cid)
@@ -466,17 +477,31 @@ def _fill(f: _File, body: bytes, exact: bool) -> bool:
     return True
 
 
+def _fetch(keys: list[str]) -> list[tuple[bytes, str]]:
+    """The bytes and sha256 of each file (reading and hashing run without the GIL)."""
+    out = []
+    for key in keys:
+        with open(key, "rb") as handle:
+            raw = handle.read()
+        out.append((raw, hashlib.sha256(raw).hexdigest()))
+    return out
+
+
+def _read_all(tasks: list[tuple[str, str | None]], exact: bool) -> Iterator[tuple[str, _Read]]:
+    """(path, what reading it gave) for every (path, digest stored for it). A thread reads
+    and hashes the next batch of files while this one decodes a batch."""
+    batches = [tasks[i : i + FETCH_BATCH] for i in range(0, len(tasks), FETCH_BATCH)]
+    with ThreadPoolExecutor(1, thread_name_prefix="citeloop-fetch") as fetcher:
+        ahead = fetcher.submit(_fetch, [key for key, _ in batches[0]]) if batches else None
+        for i, batch in enumerate(batches):
+            fetched = ahead.result()
+            if i + 1 < len(batches):
+                ahead = fetcher.submit(_fetch, [key for key, _ in batches[i + 1]])
+            for (key, known), (raw, digest) in zip(batch, fetched):
+                yield key, _read_file(key, raw, digest, known, exact)
+
+
 # --------------------------------------------------------------------------- building tables
-
-
-def _frame(table: str, rows: list[tuple[Any, ...]], json_lists: tuple[str, ...] = ()) -> pl.DataFrame:
-    """A table from row tuples; list columns arrive as JSON text (decoded here, in bulk)."""
-    schema = TABLE_SCHEMAS[table]
-    raw = {k: (pl.String() if k in json_lists else v) for k, v in schema.items()}
-    df = pl.DataFrame(rows, schema=raw, orient="row")
-    if json_lists:
-        df = df.with_columns(pl.col(k).str.json_decode(schema[k]) for k in json_lists)
-    return df
 
 
 def _lines(body: bytes, n: int) -> pl.Series | None:
@@ -484,41 +509,49 @@ def _lines(body: bytes, n: int) -> pl.Series | None:
     are `n` lines of UTF-8."""
     if not body:
         return pl.Series("line", [], dtype=pl.String()) if n == 0 else None
-    try:  # the CSV reader splits lines in parallel; JSON lines hold no raw \x1f
+    try:  # the CSV reader splits lines in parallel; JSON text holds no raw \x1f
         lines = pl.read_csv(body, has_header=False, separator="\x1f", quote_char=None,
                             schema={"line": pl.String()})["line"]
-        if lines.len() == n:
-            return lines
     except pl.exceptions.PolarsError:
         return None  # not UTF-8
-    # e.g. a raw carriage return, which JSON allows between tokens: split on newlines only
+    if lines.len() == n:
+        return lines
+    # e.g. a raw carriage return (JSON allows one between tokens): split on newlines only
     split = body.split(b"\n")[:-1]
     return pl.Series("line", split, dtype=pl.Binary()).cast(pl.String()) if len(split) == n else None
 
 
+def _frame(table: str, rows: list[tuple[Any, ...]], json_lists: tuple[str, ...] = ()) -> pl.DataFrame:
+    """A table from row tuples; its list columns come as JSON text, decoded here in bulk."""
+    schema = TABLE_SCHEMAS[table]
+    columns = list(zip(*rows)) if rows else [[] for _ in schema]
+    df = pl.DataFrame({k: pl.Series(k, col, dtype=pl.String() if k in json_lists else dtype)
+                       for (k, dtype), col in zip(schema.items(), columns)})
+    return df.with_columns(pl.col(k).str.json_decode(schema[k]) for k in json_lists) if json_lists else df
+
+
 def _events_table(files: list[_File], lines: pl.Series) -> pl.DataFrame:
     counts = np.array([f.n_events for f in files], dtype=np.int64)
-    run_ids = pl.Series([f.run_id for f in files], dtype=pl.String())
+    starts = np.cumsum(counts) - counts
     ev = pl.DataFrame({
-        "run_id": run_ids.gather(np.repeat(np.arange(len(files)), counts)),
-        "seq": np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts),
+        "run_id": pl.Series([f.run_id for f in files], dtype=pl.String()).gather(
+            np.repeat(np.arange(len(files)), counts)),
+        "seq": np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts),
         "parent_seq": pl.Series([x for f in files for x in f.parent_seq], dtype=pl.Int64()),
         "subq": pl.Series([x for f in files for x in f.subq], dtype=pl.String()),
         "type": pl.Series([x for f in files for x in f.type], dtype=pl.String()),
         "line": lines,
     })
     ev = ev.with_columns(payload=pl.col("line").str.replace(_BASE_PREFIX, "{"))
-    # Lines the fast path cannot do: another key order (nothing was stripped), or a blob
-    # whose digest is not plain hex; blob payloads come from the worker.
-    starts = np.cumsum(counts) - counts
-    fixed: dict[int, str | None] = {int(starts[i]) + seq: p for i, f in enumerate(files) for seq, p in f.blob_payloads}
+    # Payloads not made by stripping the prefix: blobs (from `_fill`), and lines in another
+    # key order (nothing was stripped) or blobs whose digest is not plain hex, re-serialised.
+    fixed = {int(starts[i]) + seq: p for i, f in enumerate(files) for seq, p in f.blob_payloads}
     slow = ev.select(pl.col("line").str.len_bytes() == pl.col("payload").str.len_bytes()).to_series()
     if fixed:
         slow = slow.scatter(list(fixed), False)
-    slow_idx = np.flatnonzero(slow.to_numpy())
-    line_col = ev["line"]
-    for i in [k for k, p in fixed.items() if p is None] + slow_idx.tolist():
-        fixed[int(i)] = _payload_slow(line_col[int(i)])
+    line = ev["line"]
+    for i in [i for i, p in fixed.items() if p is None] + np.flatnonzero(slow.to_numpy()).tolist():
+        fixed[i] = _payload_slow(line[i])
     payload = ev["payload"]
     if fixed:
         payload = payload.scatter(list(fixed), pl.Series(list(fixed.values()), dtype=pl.String()))
@@ -528,15 +561,15 @@ def _events_table(files: list[_File], lines: pl.Series) -> pl.DataFrame:
 def _runs_table(files: list[_File], part: int) -> pl.DataFrame:
     rows = []
     for f in files:
-        outcome = f.outcome
+        outcome = f.outcome or _Outcome()
         row = f.run_row | {
             "schema_version": f.schema_version, "n_events": f.n_events, "finished": f.finished,
-            "torn": f.problem is not None, "problem": f.problem, "status": outcome.get("status"),
-            "stop_reason": outcome.get("stop_reason"), "wall_ms": f.wall_ms, "file": f.path,
-            "file_digest": f.digest, "file_bytes": f.file_bytes, "jsonl_bytes": f.jsonl_bytes, "part": part,
+            "torn": f.problem is not None, "problem": f.problem, "status": outcome.status,
+            "stop_reason": outcome.stop_reason, "wall_ms": f.wall_ms, "file": f.path,
+            "file_digest": f.digest, "file_bytes": len(f.raw), "jsonl_bytes": f.jsonl_bytes, "part": part,
         }
-        row.update({f"count_{k}": v for k, v in sorted(outcome.get("counts", {}).items())})
-        row.update({f"metric_{k}": v for k, v in sorted(outcome.get("metrics", {}).items())})
+        row.update({f"count_{k}": v for k, v in sorted((outcome.counts or {}).items())})
+        row.update({f"metric_{k}": v for k, v in sorted((outcome.metrics or {}).items())})
         rows.append(row)
     extra = sorted({k for r in rows for k in r} - set(TABLE_SCHEMAS["runs"]))
     schema = TABLE_SCHEMAS["runs"] | {k: pl.Int64() if k.startswith("count_") else pl.Float64() for k in extra}
@@ -544,8 +577,8 @@ def _runs_table(files: list[_File], part: int) -> pl.DataFrame:
 
 
 def build_tables(files: list[_File], lines: pl.Series, part: int) -> dict[str, pl.DataFrame]:
-    """Every table's rows for these files (`lines`: their event lines): in file order, each
-    run's in seq order."""
+    """Every table's rows for these files (`lines`: all their event lines): in file order,
+    each run's in seq order."""
     blobs: dict[str, str | None] = {}
     for f in files:
         for digest, text in f.blobs.items():
@@ -615,6 +648,8 @@ class Store:
     def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
         self.root = Path(root)
         self.manifest = manifest
+        self._blobs_known: set[str] | None = None
+        """Blob digests in the store, once an ingest has looked them up."""
 
     # ---------------------------------------------------------------- opening
 
@@ -691,7 +726,7 @@ class Store:
         path = self.part_path(table, part)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".parquet.tmp")
-        df.write_parquet(tmp, compression="zstd", compression_level=PARQUET_ZSTD_LEVEL, statistics=True)
+        df.write_parquet(tmp, compression="zstd", statistics=True)
         os.replace(tmp, path)
         listed = self.manifest["tables"].setdefault(table, [])
         if part not in listed:
@@ -740,7 +775,7 @@ class Store:
     def ingest(self, source: str | Path | list[Path], validate: bool = False) -> IngestReport:
         """Add new and changed run files under `source` (a directory, a file, or a list of files)."""
         enabled = gc.isenabled()
-        gc.disable()  # an ingest makes many small objects and no cycles: collections only cost time
+        gc.disable()  # an ingest makes many objects and no cycles: collections only cost time
         try:
             return self._ingest(source, validate)
         finally:
@@ -754,29 +789,29 @@ class Store:
         self._clean_orphans()
         files_seen = self.manifest["files"]
         tasks = [(key, files_seen.get(key, {}).get("digest")) for key in map(os.path.abspath, paths)]
-        self._blobs_known: set[str] | None = None
-        # Each chunk's tables are built and written in a thread (polars runs mostly without
-        # the GIL) while this one reads and decodes the next chunk.
+        self._blobs_known = None
+        # A chunk's tables are built and written in a second thread (polars runs mostly
+        # without the GIL) while this one reads and decodes the next chunk.
         with ThreadPoolExecutor(1, thread_name_prefix="citeloop-store") as writer:
             pending: Future[None] | None = None
             chunk: list[_File] = []
             chunk_bytes = 0
             tick = time.perf_counter()
-            for key, result in _read_all(tasks, validate):
-                if result.file is None:
-                    if result.status == "unchanged":
+            for key, read in _read_all(tasks, validate):
+                if read.file is None:
+                    if read.reason is None:
                         report.files_unchanged += 1
                     else:
-                        report.skipped.append((key, result.reason))
-                        files_seen[key] = {"digest": result.digest, "run_id": None, "status": "skipped",
-                                           "reason": result.reason}
+                        report.skipped.append((key, read.reason))
+                        files_seen[key] = {"digest": read.digest, "run_id": None, "status": "skipped",
+                                           "reason": read.reason}
                     continue
-                chunk.append(result.file)
-                chunk_bytes += result.file.jsonl_bytes
+                chunk.append(read.file)
+                chunk_bytes += read.file.jsonl_bytes
                 if chunk_bytes >= CHUNK_BYTES:
                     tick = report._add("read", tick)
                     if pending is not None:
-                        pending.result()
+                        pending.result()  # at most one chunk waits while one is read
                     pending = writer.submit(self._ingest_chunk, chunk, report)
                     chunk, chunk_bytes = [], 0
             report._add("read", tick)
@@ -801,15 +836,16 @@ class Store:
             if j is None or (f.problem is not None, -f.n_events, f.path) < (
                     files[j].problem is not None, -files[j].n_events, files[j].path):
                 best[f.run_id] = i
-        keep = set(best.values())
-        for i, f in enumerate(files):
-            status = "ingested" if i in keep else "duplicate"
-            self.manifest["files"][f.path] = {"digest": f.digest, "run_id": f.run_id, "status": status}
-            if status == "duplicate":
+        chosen = set(best.values())
+        keep = [i in chosen for i in range(len(files))]
+        for f, kept in zip(files, keep):
+            self.manifest["files"][f.path] = {"digest": f.digest, "run_id": f.run_id,
+                                              "status": "ingested" if kept else "duplicate"}
+            if not kept:
                 report.duplicates.append(f.path)
-        if len(keep) < len(files):
-            lines = lines.filter(np.repeat([i in keep for i in range(len(files))], [f.n_events for f in files]))
-            files = [f for i, f in enumerate(files) if i in keep]
+        if not all(keep):
+            lines = lines.filter(np.repeat(keep, [f.n_events for f in files]))
+            files = [f for f, kept in zip(files, keep) if kept]
         if not files:
             return
         part = self.new_part()
@@ -837,10 +873,10 @@ class Store:
         report.events += sum(f.n_events for f in files)
         report.jsonl_bytes += sum(f.jsonl_bytes for f in files)
 
-
     def _chunk_lines(self, files: list[_File], report: IngestReport) -> tuple[list[_File], pl.Series]:
-        """All event lines of `files`, split in bulk, which also checks they are UTF-8 and one
-        event a line. Files that fail go through the exact reader (here, as `validate` does)."""
+        """All event lines of `files` as one String column. Splitting them in bulk also checks
+        that they are UTF-8 and one event a line; when it fails, each file is checked, and one
+        that fails goes through the exact reader (as with `validate`)."""
         lines = _lines(b"".join(f.body for f in files), sum(f.n_events for f in files))
         if lines is not None:
             return files, lines
@@ -851,23 +887,17 @@ class Store:
                 ok = body.count(b"\n") == f.n_events and isinstance(body.decode("utf-8"), str)
             except UnicodeDecodeError:
                 ok = False
-            result = _Result("file", f.digest, file=f) if ok else _read_file(f.path, f.raw, None, validate=True)
-            if result.file is None:
-                report.skipped.append((f.path, result.reason))
+            read = _Read(f.digest, f) if ok else _read_file(f.path, f.raw, f.digest, None, exact=True)
+            if read.file is None:
+                report.skipped.append((f.path, read.reason))
                 self.manifest["files"][f.path] = {"digest": f.digest, "run_id": None, "status": "skipped",
-                                                  "reason": result.reason}
-                continue
-            kept.append(result.file)
+                                                  "reason": read.reason}
+            else:
+                kept.append(read.file)
         lines = _lines(b"".join(f.body for f in kept), sum(f.n_events for f in kept))
         if lines is None:  # pragma: no cover - every file passed the exact checks
-            raise StoreError("internal error: event lines that pass the exact reader fail the bulk split")
+            raise StoreError("internal error: event lines that pass the exact checks fail the bulk split")
         return kept, lines
-
-
-def _read_all(tasks: list[tuple[str, str | None]], validate: bool) -> Iterator[tuple[str, _Result]]:
-    """(path, result) for every (path, known digest), in order."""
-    for key, known in tasks:
-        yield key, _read_file(key, Path(key).read_bytes(), known, validate)
 
 
 def ingest(source: str | Path, store: str | Path, validate: bool = False) -> IngestReport:
