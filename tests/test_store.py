@@ -22,7 +22,6 @@ from trajectories.events import (
 )
 from trajectories.models import Claim, VerdictRecord
 from trajectories.runfile import FileSink, RunFile, decompress_run_bytes, dumps_line, read_run
-import trajectories.store as store_module
 from trajectories.store import TABLES, Store, StoreError, ingest
 from trajectories.store_queries import (
     decisions_by_kind_and_policy,
@@ -320,16 +319,17 @@ def test_damage_the_fast_decode_skips_is_still_caught(runs_dir: Path, tmp_path: 
     assert [read_run(p).torn for p in files] == [True, True, True, False, False]
 
 
-def test_small_chunks_give_the_same_tables(store: Store, runs_dir: Path, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """One part per file (each chunk is written while the next is read), files fetched in
-    small batches: the same rows as one chunk."""
-    monkeypatch.setattr(store_module, "CHUNK_BYTES", 1)
-    monkeypatch.setattr(store_module, "FETCH_BATCH", 2)
+@pytest.mark.parametrize("limit", ["CHUNK_BYTES", "BATCH_BYTES"])
+def test_small_chunks_and_batches_give_the_same_tables(store: Store, runs_dir: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
+    """One chunk (one part) per file, or one batch (rows built while the next file is read)
+    per file, files fetched two at a time: the same rows as one batch in one chunk."""
+    monkeypatch.setattr(f"trajectories.store.{limit}", 1)
+    monkeypatch.setattr("trajectories.store.FETCH_BATCH", 2)
     report = ingest(runs_dir, tmp_path / "s")
-    assert len(report.parts) == report.runs_added == len(QUESTIONS) * len(SETUPS)
+    assert report.runs_added == len(QUESTIONS) * len(SETUPS)
     small = Store.open(tmp_path / "s")
-    assert len(small.parts("events")) == len(report.parts)
+    assert len(small.parts("events")) == len(report.parts) == (report.runs_added if limit == "CHUNK_BYTES" else 1)
     one, many = _tables(store), _tables(small)
     for table in TABLES:
         drop = ["file", "part"] if table == "runs" else []
@@ -357,6 +357,31 @@ def test_a_torn_zst_file_and_a_duplicate_run(runs_dir: Path, tmp_path: Path) -> 
     assert store.read("runs")["torn"].to_list() == [False]
     assert store.counts()["events"] == len(run.events)
     assert ingest(tmp_path / "runs", tmp_path / "s").files_unchanged == 2
+
+
+@pytest.mark.parametrize("limit", ["CHUNK_BYTES", "BATCH_BYTES"])
+def test_duplicate_runs_resolve_across_chunks_and_batches(runs_dir: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
+    """Each file its own chunk (or batch): a torn copy read before the complete file is
+    replaced by it, one read after it is dropped; the run is stored once, complete."""
+    monkeypatch.setattr(f"trajectories.store.{limit}", 1)
+    [plain] = _copy_runs(runs_dir, tmp_path / "runs" / "b", 1)
+    run = read_run(plain)
+    data = plain.read_bytes()
+    cuts = [tmp_path / "runs" / name / plain.name for name in ("a", "c")]  # sorted around b/
+    for cut, keep in zip(cuts, (len(data) * 2 // 3, len(data) // 3)):
+        cut.parent.mkdir()
+        cut.write_bytes(data[:keep])
+    report = ingest(tmp_path / "runs", tmp_path / "s")
+    assert (report.runs_added, report.runs_replaced, report.runs_torn, report.events) == (1, 0, 0, len(run.events))
+    assert sorted(report.duplicates) == sorted(str(c.absolute()) for c in cuts)
+    store = Store.open(tmp_path / "s")
+    assert store.read("runs").select("file", "torn").rows() == [(str(plain.absolute()), False)]
+    assert _rows(store, "events", run.run_id, ["seq"]) == [{"seq": i} for i in range(len(run.events))]
+    assert store.counts()["decisions"] == sum(e.type in DECISION_TYPES for e in run.events)
+    statuses = {Path(k).parent.name: v["status"] for k, v in store.manifest["files"].items()}
+    assert statuses == {"a": "duplicate", "b": "ingested", "c": "duplicate"}
+    assert ingest(tmp_path / "runs", tmp_path / "s").files_unchanged == 3
 
 
 def test_unreadable_files_are_skipped_and_reported(runs_dir: Path, tmp_path: Path) -> None:

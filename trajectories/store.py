@@ -31,14 +31,23 @@ with the most events (complete before torn, then by path). Parts not named in th
 time.
 
 Reading. Headers are validated with `RunHeader` (so newer schemas are refused and older
-ones migrated). Event lines are parsed as JSON by polars in bulk and checked for
-`type`, `run_id` and consecutive `seq`; full pydantic validation of every event runs only
-for files that look damaged (a torn tail, a bad line, a broken zstd frame) and, with
-`validate=True` (`--validate`), for all files. Either way a torn file is stored up to its
-last good event (the same cut `read_run` makes) with `torn=True` and `problem` saying why.
-Without `validate`, a line that is well-formed JSON of the right run, type and seq but not
-a valid event (a renamed field, a bad enum value) is stored as is. Event payloads are kept
-in the shape their schema version wrote; `runs.schema_version` says which.
+ones migrated). A file's event lines are decoded as JSON by msgspec in one call, into
+structs holding only the fields the tables need (the rest is skipped but must be well-formed
+JSON), and checked for a known `type`, needed fields of the right JSON type, `run_id` and
+consecutive `seq`; splitting all lines of a chunk into a polars column checks that they are
+UTF-8 and hold one event each. Full pydantic validation of every event runs only for files
+that look damaged (a torn tail, a bad line, a broken zstd frame) and, with `validate=True`
+(`--validate`), for all files. Either way a torn file is stored up to its last good event
+(the same cut `read_run` makes) with `torn=True` and `problem` saying why. Without
+`validate`, a line that is well-formed JSON of the right run, type and seq but not a valid
+event (a renamed field, a bad enum value) is stored as is. Event payloads are the lines
+as written, less the leading `run_id, seq, parent_seq, subq, type` fields (kept in the shape
+their schema version wrote; `runs.schema_version` says which).
+
+Speed. One thread reads and hashes files ahead, one decodes them, batch by batch
+(`BATCH_BYTES`), and a third builds each batch's rows and writes each chunk's part
+(`CHUNK_BYTES`) meanwhile: the work in polars, hashlib and file reads runs without the GIL.
+Cyclic garbage collection is paused during an ingest.
 
 Typical queries (functions in `trajectories.store_queries`, used by `citeloop store stats`)::
 
@@ -77,6 +86,7 @@ import json
 import os
 import re
 import time
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -100,9 +110,11 @@ RUN_TABLES = tuple(t for t in TABLES if t != "blobs")
 
 EVENT_TYPES: frozenset[str] = frozenset(cls.model_fields["type"].default for cls in get_args(Event))
 RUN_SUFFIXES = (".jsonl", ".jsonl.zst")
-CHUNK_BYTES = 32 << 20
-"""Decompressed run-file bytes per ingest chunk (one Parquet part per table). Chunks are
-what overlaps: one is written while the next is read."""
+CHUNK_BYTES = 192 << 20
+"""Decompressed run-file bytes per ingest chunk (one Parquet part per table)."""
+BATCH_BYTES = 16 << 20
+"""Decompressed run-file bytes per batch: a second thread builds the rows of one batch while
+the next is read."""
 FETCH_BATCH = 32
 """Files read ahead (by a second thread) while the files before them are decoded."""
 
@@ -267,7 +279,8 @@ class _File:
     path: str
     digest: str
     raw: bytes
-    """The file's bytes, as read."""
+    """The file's bytes, as read (dropped once its rows are built)."""
+    file_bytes: int
     jsonl_bytes: int
     """Decompressed bytes."""
     run_id: str
@@ -277,7 +290,7 @@ class _File:
     problem: str | None = None
     n_events: int = 0
     body: bytes | memoryview = b""
-    """The events kept: complete lines, each ending in a newline."""
+    """The events kept: complete lines, each ending in a newline (dropped with `raw`)."""
     parent_seq: list[int | None] = field(default_factory=list)
     subq: list[str | None] = field(default_factory=list)
     type: list[str] = field(default_factory=list)
@@ -354,7 +367,7 @@ def _read_file(key: str, raw: bytes, digest: str, known_digest: str | None, exac
     except RunFileError as exc:
         return _Read(digest, reason=str(exc))
     found = _SCHEMA_VERSION.search(head)  # the version as written (the header model migrates it)
-    f = _File(key, digest, raw, len(data), header.run_id, int(found.group(1)) if found else None,
+    f = _File(key, digest, raw, len(raw), len(data), header.run_id, int(found.group(1)) if found else None,
               _header_row(header))
     if nl < 0:
         f.problem = stream_problem
@@ -367,7 +380,7 @@ def _read_file(key: str, raw: bytes, digest: str, known_digest: str | None, exac
         end = nl + 1
         for _ in range(len(run.events)):
             end = data.index(b"\n", end) + 1
-        f = _File(key, digest, raw, len(data), f.run_id, f.schema_version, f.run_row, problem=run.problem)
+        f.problem = run.problem  # `_fill` changes nothing before it fails
         if not _fill(f, data[nl + 1 : end], exact=True):  # the reader takes these lines, the fast decode not
             return _Read(digest, reason="its events pass the reader but not the store's fast JSON decode")
     f.body = memoryview(data)[nl + 1 : end]
@@ -381,7 +394,7 @@ def _fill(f: _File, body: bytes, exact: bool) -> bool:
 
     Two more checks, that the bytes are UTF-8 (msgspec checks the strings it decodes, not
     those it skips) and that no line holds two events, come with the bulk split of all
-    files' lines (`Store._chunk_lines`), which runs them file by file when the bulk fails;
+    files' lines (`Store._batch_lines`), which runs them file by file when the bulk fails;
     `exact` runs them here.
     """
     if not body:
@@ -566,7 +579,7 @@ def _runs_table(files: list[_File], part: int) -> pl.DataFrame:
             "schema_version": f.schema_version, "n_events": f.n_events, "finished": f.finished,
             "torn": f.problem is not None, "problem": f.problem, "status": outcome.status,
             "stop_reason": outcome.stop_reason, "wall_ms": f.wall_ms, "file": f.path,
-            "file_digest": f.digest, "file_bytes": len(f.raw), "jsonl_bytes": f.jsonl_bytes, "part": part,
+            "file_digest": f.digest, "file_bytes": f.file_bytes, "jsonl_bytes": f.jsonl_bytes, "part": part,
         }
         row.update({f"count_{k}": v for k, v in sorted((outcome.counts or {}).items())})
         row.update({f"metric_{k}": v for k, v in sorted((outcome.metrics or {}).items())})
@@ -576,22 +589,29 @@ def _runs_table(files: list[_File], part: int) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-def build_tables(files: list[_File], lines: pl.Series, part: int) -> dict[str, pl.DataFrame]:
-    """Every table's rows for these files (`lines`: all their event lines): in file order,
-    each run's in seq order."""
-    blobs: dict[str, str | None] = {}
-    for f in files:
-        for digest, text in f.blobs.items():
-            blobs.setdefault(digest, text)
+@dataclass(slots=True)
+class _Batch:
+    """Files read together, and their rows of the tables that hold one row per event,
+    decision, tool call or claim (in file order, each run's in seq order)."""
+
+    files: list[_File]
+    tables: dict[str, pl.DataFrame]
+
+
+_BATCH_TABLES = ("events", "decisions", "tool_calls", "claims")
+
+
+def _batch_tables(files: list[_File], lines: pl.Series) -> dict[str, pl.DataFrame]:
     return {
-        "runs": _runs_table(files, part),
         "events": _events_table(files, lines),
-        "blobs": pl.DataFrame({"digest": list(blobs), "text": list(blobs.values())},
-                              schema=TABLE_SCHEMAS["blobs"]),
         "decisions": _frame("decisions", [r for f in files for r in f.decisions]),
         "tool_calls": _frame("tool_calls", [r for f in files for r in f.tool_calls], ("attempt_statuses",)),
         "claims": _frame("claims", [r for f in files for r in f.claims], ("card_ids",)),
     }
+
+
+def _n_rows(f: _File, table: str) -> int:
+    return f.n_events if table == "events" else len(getattr(f, table))
 
 
 # --------------------------------------------------------------------------- the store
@@ -614,8 +634,9 @@ class IngestReport:
     seconds: float = 0.0
     stage_seconds: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(("read", "tables", "write"), 0.0))
-    """Where the time went: reading, checking and decoding files (in worker processes when
-    parallel), building tables, writing Parquet."""
+    """Where the time went: reading, hashing and decoding files; building tables; writing
+    Parquet. Tables and writes run in another thread than reading, so the stages can add up
+    to more than `seconds`."""
 
     def _add(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -790,35 +811,53 @@ class Store:
         files_seen = self.manifest["files"]
         tasks = [(key, files_seen.get(key, {}).get("digest")) for key in map(os.path.abspath, paths)]
         self._blobs_known = None
-        # A chunk's tables are built and written in a second thread (polars runs mostly
-        # without the GIL) while this one reads and decodes the next chunk.
-        with ThreadPoolExecutor(1, thread_name_prefix="citeloop-store") as writer:
-            pending: Future[None] | None = None
-            chunk: list[_File] = []
-            chunk_bytes = 0
-            tick = time.perf_counter()
-            for key, read in _read_all(tasks, validate):
-                if read.file is None:
-                    if read.reason is None:
-                        report.files_unchanged += 1
-                    else:
-                        report.skipped.append((key, read.reason))
-                        files_seen[key] = {"digest": read.digest, "run_id": None, "status": "skipped",
-                                           "reason": read.reason}
-                    continue
-                chunk.append(read.file)
-                chunk_bytes += read.file.jsonl_bytes
-                if chunk_bytes >= CHUNK_BYTES:
-                    tick = report._add("read", tick)
-                    if pending is not None:
-                        pending.result()  # at most one chunk waits while one is read
-                    pending = writer.submit(self._ingest_chunk, chunk, report)
-                    chunk, chunk_bytes = [], 0
-            report._add("read", tick)
-            if pending is not None:
-                pending.result()
-            if chunk:
-                writer.submit(self._ingest_chunk, chunk, report).result()
+        self._ingested: dict[str, tuple[tuple[bool, int, str], int, int]] = {}
+        """run id -> (rank, events, bytes) of the file stored for it by this ingest"""
+        stored_before = set(self.manifest["runs"])
+        # A second thread builds the rows of each batch of files (polars runs mostly without
+        # the GIL) while this one reads and decodes the next batch; at the end of a chunk it
+        # writes the chunk's part.
+        with ThreadPoolExecutor(1, thread_name_prefix="citeloop-store") as worker:
+            waiting: deque[Future[Any]] = deque()
+            prepared: list[Future[_Batch]] = []
+            batch: list[_File] = []
+            batch_bytes = chunk_bytes = 0
+            waited = 0.0
+            start = time.perf_counter()
+            for i, (key, read) in enumerate(_read_all(tasks, validate), start=1):
+                if read.file is not None:
+                    batch.append(read.file)
+                    batch_bytes += read.file.jsonl_bytes
+                    chunk_bytes += read.file.jsonl_bytes
+                elif read.reason is None:
+                    report.files_unchanged += 1
+                else:
+                    report.skipped.append((key, read.reason))
+                    files_seen[key] = {"digest": read.digest, "run_id": None, "status": "skipped",
+                                       "reason": read.reason}
+                last = i == len(tasks)
+                if batch and (batch_bytes >= BATCH_BYTES or chunk_bytes >= CHUNK_BYTES or last):
+                    prepared.append(worker.submit(self._prepare_batch, batch, report))
+                    waiting.append(prepared[-1])
+                    batch, batch_bytes = [], 0
+                if prepared and (chunk_bytes >= CHUNK_BYTES or last):
+                    waiting.append(worker.submit(self._write_chunk, prepared, report))
+                    prepared, chunk_bytes = [], 0
+                while len(waiting) > 2:  # read at most two batches ahead of the other thread
+                    since = time.perf_counter()
+                    waiting.popleft().result()
+                    waited += time.perf_counter() - since
+            report.stage_seconds["read"] = round(time.perf_counter() - start - waited, 4)
+            while waiting:
+                waiting.popleft().result()
+        for run_id, ((torn, _, _), n_events, n_bytes) in self._ingested.items():
+            if run_id in stored_before:
+                report.runs_replaced += 1
+            else:
+                report.runs_added += 1
+            report.runs_torn += torn
+            report.events += n_events
+            report.jsonl_bytes += n_bytes
         if report.skipped and not (report.runs_added or report.runs_replaced or report.files_unchanged
                                    or report.duplicates):
             raise StoreError(f"no readable run files among {len(paths)}; e.g. {report.skipped[0][1]}")
@@ -826,35 +865,63 @@ class Store:
         report.seconds = round(time.perf_counter() - t0, 4)
         return report
 
-    def _ingest_chunk(self, files: list[_File], report: IngestReport) -> None:
+    def _prepare_batch(self, files: list[_File], report: IngestReport) -> _Batch:
         tick = time.perf_counter()
-        files, lines = self._chunk_lines(files, report)
-        # One file per run: the most events, complete before torn, then by path.
-        best: dict[str, int] = {}
-        for i, f in enumerate(files):
-            j = best.get(f.run_id)
-            if j is None or (f.problem is not None, -f.n_events, f.path) < (
-                    files[j].problem is not None, -files[j].n_events, files[j].path):
-                best[f.run_id] = i
-        chosen = set(best.values())
-        keep = [i in chosen for i in range(len(files))]
+        files, lines = self._batch_lines(files, report)
+        tables = _batch_tables(files, lines)
+        for f in files:
+            f.raw = f.body = b""
+        report._add("tables", tick)
+        return _Batch(files, tables)
+
+    def _write_chunk(self, prepared: list[Future[_Batch]], report: IngestReport) -> None:
+        """Write one part per table with the rows of these batches."""
+        tick = time.perf_counter()
+        batches = [b.result() for b in prepared]
+        files = [f for b in batches for f in b.files]
+        # One file per run in the whole ingest: the most events, complete before torn, then
+        # by path. One that beats a file of an earlier chunk replaces its rows.
+        won = self._ingested
+        before = dict(won)
+        ranks = [(f.problem is not None, -f.n_events, f.path) for f in files]
+        for f, rank in zip(files, ranks):
+            if f.run_id not in won or rank < won[f.run_id][0]:
+                won[f.run_id] = (rank, f.n_events, f.jsonl_bytes)
+        keep = [won[f.run_id][0] == rank for f, rank in zip(files, ranks)]
         for f, kept in zip(files, keep):
             self.manifest["files"][f.path] = {"digest": f.digest, "run_id": f.run_id,
                                               "status": "ingested" if kept else "duplicate"}
             if not kept:
                 report.duplicates.append(f.path)
-        if not all(keep):
-            lines = lines.filter(np.repeat(keep, [f.n_events for f in files]))
-            files = [f for f, kept in zip(files, keep) if kept]
+        for run_id, (rank, _, _) in before.items():
+            if won[run_id][0] != rank:  # stored by an earlier chunk, now replaced
+                self.manifest["files"][rank[2]]["status"] = "duplicate"
+                report.duplicates.append(rank[2])
+        frames: dict[str, list[pl.DataFrame]] = {t: [] for t in _BATCH_TABLES}
+        start = 0
+        for b in batches:
+            kept = keep[start : start + len(b.files)]
+            start += len(b.files)
+            for table in _BATCH_TABLES:
+                df = b.tables[table]
+                if not all(kept):
+                    df = df.filter(pl.Series(np.repeat(kept, [_n_rows(f, table) for f in b.files]), dtype=pl.Boolean()))
+                frames[table].append(df)
+        files = [f for f, kept in zip(files, keep) if kept]
         if not files:
             return
         part = self.new_part()
-        tables = build_tables(files, lines, part)
+        tables = {t: pl.concat(frames[t]) for t in _BATCH_TABLES}
+        tables["runs"] = _runs_table(files, part)
+        blobs: dict[str, str | None] = {}
+        for f in files:
+            for digest, text in f.blobs.items():
+                blobs.setdefault(digest, text)
         if self._blobs_known is None:
             self._blobs_known = self._known_digests()
-        if self._blobs_known:
-            tables["blobs"] = tables["blobs"].filter(~pl.col("digest").is_in(list(self._blobs_known)))
-        self._blobs_known.update(tables["blobs"]["digest"].to_list())
+        new = [d for d in blobs if d not in self._blobs_known]
+        self._blobs_known.update(new)
+        tables["blobs"] = pl.DataFrame({"digest": new, "text": [blobs[d] for d in new]}, schema=TABLE_SCHEMAS["blobs"])
         tick = report._add("tables", tick)
         for table in TABLES:
             if tables[table].height:
@@ -867,13 +934,8 @@ class Store:
             self.manifest["runs"][f.run_id] = {"file": f.path, "digest": f.digest, "part": part,
                                                "n_events": f.n_events, "torn": f.problem is not None}
         report.parts.append(part)
-        report.runs_replaced += len(replaced)
-        report.runs_added += len(files) - len(replaced)
-        report.runs_torn += sum(f.problem is not None for f in files)
-        report.events += sum(f.n_events for f in files)
-        report.jsonl_bytes += sum(f.jsonl_bytes for f in files)
 
-    def _chunk_lines(self, files: list[_File], report: IngestReport) -> tuple[list[_File], pl.Series]:
+    def _batch_lines(self, files: list[_File], report: IngestReport) -> tuple[list[_File], pl.Series]:
         """All event lines of `files` as one String column. Splitting them in bulk also checks
         that they are UTF-8 and one event a line; when it fails, each file is checked, and one
         that fails goes through the exact reader (as with `validate`)."""
