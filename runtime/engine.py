@@ -11,7 +11,6 @@ search) stop the run whatever the policy says and are recorded as `hard_limit` d
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 
@@ -21,10 +20,10 @@ from runtime.injection import detect_injection, strip_invisible
 from runtime.ledger import Ledger
 from runtime.planner import SLOT, Planner
 from runtime.policies import AngleCandidate, PolicySet
+from runtime.bridging import focus_terms, names_title, rank_bridge_candidates
 from runtime.recorder import Recorder
-from runtime.relations import RELATION_CUES, relation_path
 from runtime.report import SubQuestionOutcome, build_report
-from runtime.text import content_terms, entity_spans, fold_accents, term_overlap, tokenize
+from runtime.text import content_terms, fold_accents, term_overlap, tokenize
 from runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
 from runtime.verifier import Verifier
 from trajectories.events import (
@@ -58,40 +57,6 @@ from trajectories.models import EvidenceCard, Plan, ReadResponse, RejectedText, 
 HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
 BRIDGE_LEADS = 3
 """Bridge candidates put into the next hop's query and followed as names."""
-
-
-def _proximity(quote: str, name: str, question_terms: set[str]) -> float:
-    """1.0 when a question word sits right next to the name ("the soap opera Neighbours"), less further away."""
-    words = tokenize(quote)
-    name_words = tokenize(name)
-    if not name_words:
-        return 0.0
-    starts = [i for i in range(len(words)) if words[i : i + len(name_words)] == name_words]
-    hits = [i for i, w in enumerate(words)
-            if w in question_terms or (content_terms(w) and content_terms(w)[0] in question_terms)]
-    if not starts or not hits:
-        return 0.0
-    gap = min(abs(h - s) if h < s else abs(h - (s + len(name_words) - 1)) for s in starts for h in hits)
-    return 1.0 / gap if gap else 0.0
-
-
-def _focus_terms(query: str, entities: list[str], text: str) -> list[str]:
-    """Key terms of `query` for judging `text`: names the text does not mention are left out.
-
-    A next-hop query carries several candidate names; judging a document by all of them
-    would dilute the relevance of the one article that matters.
-    """
-    folded = fold_accents(text).lower()
-    for name in entities:
-        if name and fold_accents(name).lower() not in folded:
-            query = re.sub(re.escape(name), " ", query, flags=re.IGNORECASE)
-    return content_terms(query)
-
-
-CALENDAR_WORDS = frozenset(
-    "january february march april may june july august september october november december "
-    "monday tuesday wednesday thursday friday saturday sunday".split()
-)
 
 
 @dataclass
@@ -290,21 +255,16 @@ class ResearchEngine:
                 out.append(AngleCandidate(angle=angle, query=query))
         return out
 
-    @staticmethod
-    def _names(title: str, names: set[str]) -> bool:
-        """Does this document title name one of `names` (lowercase)? Ignores a "(disambiguation)"
-        suffix and a leading article, so "The Pulse of Life" names "pulse of life"."""
-        title = title.lower()
-        short = title.split(" (")[0]
-        bare = {n.removeprefix("the ") for n in names}
-        return title in names or short in names or short.removeprefix("the ") in bare or title in bare
+    def _bridge_candidates(self, sid: str, on_topic: bool = True) -> list[str]:
+        cards = self._on_topic_cards(sid) if on_topic else self.ledger.cards_for(sid)
+        return rank_bridge_candidates(self.plan, cards, self.seen_titles)
 
     def _known_leads(self, state: SubQuestionState) -> tuple[list[SearchHit], int | None]:
         """Unread hits from earlier searches whose title names this sub-question's entity."""
         names = {e.lower() for e in state.entities}
         leads = [
             (hit, seq) for hit, seq in self.seen_hits.values()
-            if hit.doc_id not in self.ledger.documents and self._names(hit.title, names)
+            if hit.doc_id not in self.ledger.documents and names_title(hit.title, names)
         ]
         if not leads:
             return [], None
@@ -322,7 +282,7 @@ class ResearchEngine:
             # A document another sub-question already read, about this one's entity: reuse it.
             if doc.doc_id in upstream:
                 continue
-            if state.query and self._names(doc.title, names) and not self.ledger.cards_for_doc(sid, doc.doc_id):
+            if state.query and names_title(doc.title, names) and not self.ledger.cards_for_doc(sid, doc.doc_id):
                 self._keep_evidence(state, state.query, doc, read_seq)
         self._update_status(state)
         if state.status == "satisfied":
@@ -367,7 +327,7 @@ class ResearchEngine:
     def _read_hits(self, state: SubQuestionState, query: str, hits, parent: int) -> None:
         rec, sid = self.rec, state.sq.id
         relevance = {
-            h.doc_id: round(term_overlap(_focus_terms(query, state.entities, f"{h.title} {h.snippet}"),
+            h.doc_id: round(term_overlap(focus_terms(query, state.entities, f"{h.title} {h.snippet}"),
                                          content_terms(f"{h.title} {h.snippet}")), 4)
             for h in hits
         }
@@ -376,7 +336,7 @@ class ResearchEngine:
         reads_left = min(self.config.budget.max_reads - self.reads, self.config.budget.per_subq_reads - state.reads)
         names = {e.lower() for e in state.entities}
         read_state = ReadState(hits=list(hits), already_read=sorted(self.ledger.documents), reads_left=max(0, reads_left),
-                               named=[h.doc_id for h in hits if self._names(h.title, names)])
+                               named=[h.doc_id for h in hits if names_title(h.title, names)])
         choice = self.policies.read.choose_reads(read_state, relevance, max(0, reads_left))
         chosen = list(choice.value)[: max(0, reads_left)]  # type: ignore[call-overload]
         decision = rec.emit(ReadDecision, parent=parent, subq=sid, state=read_state, candidates=[h.doc_id for h in hits],
@@ -414,7 +374,7 @@ class ResearchEngine:
         rec, sid = self.rec, state.sq.id
         self.ledger.register(doc)
         doc_text = " ".join([doc.title, *(s.text for s in doc.sentences)])
-        key = _focus_terms(f"{query} {' '.join(state.entities)}", state.entities, doc_text)
+        key = focus_terms(f"{query} {' '.join(state.entities)}", state.entities, doc_text)
         title_terms = content_terms(doc.title)
         candidates: list[KeepCandidate] = []
         injected: set[str] = set()
@@ -545,49 +505,6 @@ class ResearchEngine:
             if named:
                 self.resolved[dep] = named[0]
                 return
-
-    def _bridge_candidates(self, sid: str, on_topic: bool = True) -> list[str]:
-        """The entity the evidence of `sid` names that the question does not: the next hop's subject.
-
-        Cards from anchor documents (whose title is an entity the question names) come
-        first. A candidate scores the relevance of the best card naming it, plus bonuses for
-        names inside a quote (not just the document title), for multi-word names, and for
-        names that are titles of documents the searches returned.
-        """
-        question_tokens = set(tokenize(self.plan.question))
-        question_names = {e.lower() for e in self.plan.entities}
-        # Proximity counts relation words ("soap opera", "film"), not the question's own names.
-        entity_terms = {t for e in self.plan.entities for t in content_terms(e)}
-        relation_terms = {t for t in self.question_terms if t not in entity_terms}
-        relation_terms |= {t for t in tokenize(self.plan.question) if t.isdigit()}  # "(1986)" pins the right film
-        path = relation_path(self.plan.question)
-        for relation in path.relations if path else []:
-            # "director" in the question, "directed by" in the article
-            relation_terms |= set(content_terms(" ".join(RELATION_CUES.get(relation, ()))))
-        titles = {t.split(" (")[0]: t for t in sorted(self.seen_titles)}
-        best: dict[str, float] = {}
-        order: list[str] = []
-        cards = self._on_topic_cards(sid) if on_topic else self.ledger.cards_for(sid)
-        for card in sorted(cards, key=lambda c: -c.grade.relevance):
-            anchor = 0.5 if self._names(card.title, question_names) else 0.0
-            own = card.title.split(" (")[0]
-            named_titles = [short for short in titles if len(short) > 3 and short != own and short in card.quote]
-            quote_names = [*named_titles, *entity_spans(card.quote)]
-            for name in dict.fromkeys([*quote_names, card.title]):
-                tokens = tokenize(name)
-                if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
-                    continue
-                if sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
-                    continue
-                score = card.grade.relevance + anchor
-                score += 0.5 if name in quote_names else 0.0
-                score += 0.3 if len(tokens) > 1 else 0.0
-                score += 0.4 if name in titles or name in self.seen_titles else 0.0
-                score += 0.3 * _proximity(card.quote, name, relation_terms)
-                if name not in best:
-                    order.append(name)
-                best[name] = max(best.get(name, 0.0), score)
-        return sorted(order, key=lambda n: (-best[n], order.index(n)))
 
     def _set_status(self, state: SubQuestionState, new: str, reason: str, resolved_query: str | None = None) -> None:
         if state.status == new:

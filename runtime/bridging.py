@@ -1,0 +1,109 @@
+"""Choosing the next hop's entity: which name in a hop's evidence the following hop is about.
+
+A bridge question ("the director of the film shot in Leland") is answered one article at a
+time; after each hop the engine must pick, among the names its evidence mentions, the one
+the next hop should read about. `rank_bridge_candidates` scores names by the evidence
+that mentions them (anchor articles first), by whether the searches returned an article of
+that title, and by how close the name stands to the question's relation words
+("directed by", "the son of"). `focus_terms` and `names_title` serve the same matching.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from runtime.relations import RELATION_CUES, relation_path
+from runtime.text import content_terms, entity_spans, fold_accents, tokenize
+from trajectories.models import EvidenceCard, Plan
+
+CALENDAR_WORDS = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday".split()
+)
+
+
+def names_title(title: str, names: set[str]) -> bool:
+    """Does this document title name one of `names` (lowercase)? Ignores a "(disambiguation)"
+    suffix and a leading article, so "The Pulse of Life" names "pulse of life"."""
+    title = title.lower()
+    short = title.split(" (")[0]
+    bare = {n.removeprefix("the ") for n in names}
+    return title in names or short in names or short.removeprefix("the ") in bare or title in bare
+
+
+def proximity(quote: str, name: str, question_terms: set[str]) -> float:
+    """1.0 when a question word sits right next to the name ("the soap opera Neighbours"), less further away."""
+    words = tokenize(quote)
+    name_words = tokenize(name)
+    if not name_words:
+        return 0.0
+    starts = [i for i in range(len(words)) if words[i : i + len(name_words)] == name_words]
+    hits = [i for i, w in enumerate(words)
+            if w in question_terms or (content_terms(w) and content_terms(w)[0] in question_terms)]
+    if not starts or not hits:
+        return 0.0
+    gap = min(abs(h - s) if h < s else abs(h - (s + len(name_words) - 1)) for s in starts for h in hits)
+    return 1.0 / gap if gap else 0.0
+
+
+def focus_terms(query: str, entities: list[str], text: str) -> list[str]:
+    """Key terms of `query` for judging `text`: names the text does not mention are left out.
+
+    A next-hop query carries several candidate names; judging a document by all of them
+    would dilute the relevance of the one article that matters.
+    """
+    folded = fold_accents(text).lower()
+    for name in entities:
+        if name and fold_accents(name).lower() not in folded:
+            query = re.sub(re.escape(name), " ", query, flags=re.IGNORECASE)
+    return content_terms(query)
+
+
+def relation_terms(plan: Plan) -> set[str]:
+    """Words that express the question's relations: the ones a bridge name stands next to."""
+    question_terms = content_terms(plan.question)
+    entity_terms = {t for e in plan.entities for t in content_terms(e)}
+    terms = {t for t in question_terms if t not in entity_terms}
+    terms |= {t for t in tokenize(plan.question) if t.isdigit()}  # "(1986)" pins the right film
+    path = relation_path(plan.question)
+    for relation in path.relations if path else []:
+        # "director" in the question, "directed by" in the article
+        terms |= set(content_terms(" ".join(RELATION_CUES.get(relation, ()))))
+    return terms
+
+
+def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str]) -> list[str]:
+    """Names the cards mention that the question does not, best next-hop subject first.
+
+    A candidate scores the relevance of the best card naming it, plus bonuses when that
+    card comes from an anchor article (titled with an entity the question names), for
+    names inside a quote (not just a document title), for multi-word names, for names that
+    are titles the searches returned, and for standing next to a relation word.
+    """
+    question_tokens = set(tokenize(plan.question))
+    question_names = {e.lower() for e in plan.entities}
+    relations = relation_terms(plan)
+    titles = {t.split(" (")[0]: t for t in sorted(seen_titles)}
+    best: dict[str, float] = {}
+    order: list[str] = []
+    for card in sorted(cards, key=lambda c: -c.grade.relevance):
+        anchor = 0.5 if names_title(card.title, question_names) else 0.0
+        own = card.title.split(" (")[0]
+        named_titles = [short for short in titles if len(short) > 3 and short != own and short in card.quote]
+        quote_names = [*named_titles, *entity_spans(card.quote)]
+        for name in dict.fromkeys([*quote_names, card.title]):
+            tokens = tokenize(name)
+            if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
+                continue
+            if sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+                continue
+            score = card.grade.relevance + anchor
+            score += 0.5 if name in quote_names else 0.0
+            score += 0.3 if len(tokens) > 1 else 0.0
+            score += 0.4 if name in titles or name in seen_titles else 0.0
+            score += 0.3 * proximity(card.quote, name, relations)
+            if name not in best:
+                order.append(name)
+            best[name] = max(best.get(name, 0.0), score)
+    return sorted(order, key=lambda n: (-best[n], order.index(n)))
