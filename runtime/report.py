@@ -118,7 +118,7 @@ def render_markdown(report: Report) -> str:
             out.append("_No claim in this section survived verification._")
         for c in section.claims:
             marks = "".join(f"[{num[cid]}]" for cid in c.citations)
-            flags = f" _(weakened)_" if c.weakened else ""
+            flags = " _(weakened)_" if c.weakened else ""
             out.append(f"- {c.text} {marks} — {c.verdict}, {c.confidence} evidence, "
                        f"{c.independent_sources} independent source(s){flags}")
         out.append("")
