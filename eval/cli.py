@@ -20,6 +20,7 @@ from runtime.config import ConfigError
 from runtime.corpus import CorpusError
 from runtime.planner import PlanValidationError, QuestionError
 from runtime.policies import PolicyError
+from training import cli as training_cli
 from trajectories import cli as trajectories_cli
 from trajectories.runfile import RunFileError
 
@@ -32,6 +33,7 @@ runtime_cli.register(app)
 eval_cli.register(app)
 filters_cli.register(app)
 view_cli.register(app)
+training_cli.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,8 +22,11 @@ from trajectories.events import (
     ConflictMarked,
     DeadEnd,
     Event,
+    ModelCall,
+    ModelMessage,
     PlanCreated,
     SubQuestionAdded,
+    TokenLogprob,
     event_to_dict,
     parse_event,
 )
@@ -142,6 +145,16 @@ def _hand_made_events(captured: Captured) -> list[BaseEvent]:
         CardRejected(run_id=run_id, seq=105, parent_seq=7, subq=cards[0].subq, rejected=RejectedText(
             doc_id=cards[0].doc_id, sentence_ids=cards[0].sentence_ids, reason="injection",
             detail="sentence addresses the reader: 'ignore previous instructions'")),
+        ModelCall(run_id=run_id, seq=106, parent_seq=40, subq=claim.subq, prompt_id="verdict_judge",
+                  prompt_version=1, model="SmolLM2-135M-Instruct",
+                  messages=[ModelMessage(role="system", content="Answer with one word."),
+                            ModelMessage(role="user", content=f"Claim: {claim.text}")],
+                  sampling={"temperature": 0.0, "seed": 0, "max_tokens": 8, "logprobs": True},
+                  constraint={"kind": "choice", "value": ["entail", "conflict", "undecidable"]},
+                  request_digest="0" * 64, status="ok", completion="entail", finish_reason="stop",
+                  attempts=["rate_limited", "ok"], usage={"prompt_tokens": 40, "completion_tokens": 2},
+                  logprobs=[TokenLogprob(token="ent", logprob=-0.05, token_id=1234, top={"con": -3.2}),
+                            TokenLogprob(token="ail", logprob=-0.01)]),
     ]
 
 

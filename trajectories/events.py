@@ -294,6 +294,66 @@ class DeadEnd(BaseEvent):
     reason: str
 
 
+# --------------------------------------------------------------------------- model calls
+
+
+ModelCallStatus = Literal["ok", "timeout", "rate_limited", "parse_error", "refused", "error"]
+"""Outcome of one model call. Only `ok` carries an answer; the others are failures (an
+empty, truncated or off-constraint completion is `parse_error`) and never mean "no information"."""
+
+
+class ModelMessage(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class TokenLogprob(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    token: str
+    logprob: float
+    token_id: int | None = None
+    """Vocabulary id, when the server returns it."""
+    top: dict[str, float] = Field(default_factory=dict)
+    """Top alternatives at this position (token -> logprob), when requested."""
+
+
+class ModelCall(BaseEvent):
+    """One chat call to a language model: what was asked, under which settings, and what came back.
+
+    Latency is not here (it is wall-clock): it goes to `run_meta.latency_ms` under this seq.
+    """
+
+    type: Literal["model_call"] = "model_call"
+    prompt_id: str
+    """Id of the prompt asset (configs/prompts/ID.yaml)."""
+    prompt_version: int
+    model: str
+    """Model name as sent to the server (or `fake:NAME` for the scripted client)."""
+    messages: list[ModelMessage]
+    """The rendered messages, exactly as sent."""
+    sampling: dict[str, Any]
+    """Sampling settings sent with the request (temperature, seed, max_tokens, ...)."""
+    constraint: dict[str, Any] | None = None
+    """Structured-output constraint (`{"kind": "choice", "value": [...]}` etc.), if any."""
+    request_digest: str
+    """Content hash of (model, prompt id and version, messages, sampling, constraint): the cache key."""
+    status: ModelCallStatus
+    completion: str = ""
+    """The completion text as returned (also kept on failures such as a truncated reply)."""
+    finish_reason: str | None = None
+    error: str | None = None
+    """Human-readable reason for a failure status."""
+    attempts: list[ModelCallStatus] = Field(default_factory=list)
+    """Status of every attempt, retries included (empty for a cache hit)."""
+    usage: dict[str, int] | None = None
+    """Token usage (`prompt_tokens`, `completion_tokens`, ...), when the server returns it."""
+    logprobs: list[TokenLogprob] | None = None
+    """Per-token logprobs of the completion, when requested and returned."""
+    cached: bool = False
+    """Served from the response cache, not the model."""
+
+
 # --------------------------------------------------------------------------- outcome
 
 
@@ -350,6 +410,7 @@ Event = Union[
     ClaimRewritten,
     ClaimDropped,
     DeadEnd,
+    ModelCall,
     ReportWritten,
     RunFinished,
     RunMeta,

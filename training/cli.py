@@ -1,0 +1,120 @@
+"""`citeloop export sft|pairs`: per-decision SFT sets (training/sft.py) and step-level preference
+pairs from branched runs (training/pairs.py).
+
+Mounted by eval/cli.py; writes with training/hfdata.py. Known user errors end with one
+`error: ...` line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from filters.cli import find_runs
+from runtime.session import ResearchKit
+from training.hfdata import (
+    PAIR_COLUMNS,
+    SFT_COLUMNS,
+    pairs_card,
+    sft_card,
+    write_dataset,
+)
+from training.pairs import export_pairs, filter_score
+from training.sft import ExportError, export_sft
+from trajectories.cli import CommandError
+
+export_app = typer.Typer(no_args_is_help=True, help="Training data from trajectories (TRL conversational formats).")
+
+
+@export_app.command("sft")
+def sft(
+    runs: list[Path] = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more)."),
+    decision: str = typer.Option("all", "--decision", help="stop | angle | read | keep | all"),
+    out: Path = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json)."),
+    test_share: float = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the export summary as JSON on stdout."),
+) -> None:
+    """One SFT row per policy decision: prompt = the state the policy saw, completion = its action."""
+    paths = find_runs(runs)
+    try:
+        result = export_sft(track(paths, description="reading runs", console=Console(stderr=True), disable=as_json),
+                            decision=decision, test_share=test_share)
+        if not any(result.rows.values()):
+            raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
+        args = [f"--runs {shlex.quote(str(r))}" for r in runs]
+        args += [f"--decision {decision}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
+        command = "citeloop export sft " + " ".join(args)
+        summary = result.summary(command, test_share)
+        write_dataset(out, result.rows, SFT_COLUMNS, sft_card(summary), summary, overwrite=overwrite)
+    except (ExportError, FileExistsError) as exc:
+        raise CommandError(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
+        return
+    console = Console()
+    table = Table("decision", "train", "test")
+    for kind, c in summary["counts"].items():
+        table.add_row(kind, str(c["train"]), str(c["test"]))
+    table.add_row("all", str(summary["rows"]["train"]), str(summary["rows"]["test"]))
+    console.print(table)
+    console.print(f"{len(summary['runs'])} runs, {summary['duplicates']} duplicate rows dropped, "
+                  f"{sum(summary['skipped_decisions'].values())} decisions skipped, "
+                  f"{len(summary['skipped_runs'])} unfinished runs skipped")
+    console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
+
+
+@export_app.command("pairs")
+def pairs(
+    runs: list[Path] = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more)."),
+    decision: str = typer.Option("all", "--decision", help="stop | angle | read | keep | all"),
+    alternatives: int = typer.Option(2, "--alternatives", help="Alternative actions branched per decision (K)."),
+    min_margin: float = typer.Option(0.05, "--min-margin", help="Least outcome-score margin for a pair (M)."),
+    search_cost: float = typer.Option(0.01, "--search-cost", help="Outcome-score cost per search."),
+    out: Path = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json)."),
+    test_share: float = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split."),
+    corpus: Path = typer.Option(None, "--corpus", help="The runs' corpus (default: the embedded one)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the export summary as JSON on stdout."),
+) -> None:
+    """Preference pairs: branch each decision with alternative actions, keep verified wins by a margin."""
+    paths = find_runs(runs)
+    try:
+        kit = ResearchKit.load(corpus)
+        result = export_pairs(track(paths, description="branching runs", console=Console(stderr=True),
+                                    disable=as_json),
+                              decision=decision, alternatives_k=alternatives, min_margin=min_margin,
+                              test_share=test_share, kit=kit, outcome=filter_score(search_cost))
+        if not any(result.rows.values()):
+            raise ExportError(f"no pair reached margin {min_margin} with a verified chosen side "
+                              f"({sum(result.examined.values())} decisions branched, {result.rollouts} rollouts)")
+        args = [f"--runs {shlex.quote(str(r))}" for r in runs]
+        args += [f"--decision {decision}", f"--alternatives {alternatives}", f"--min-margin {min_margin}",
+                 f"--search-cost {search_cost}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
+        score = (f"mean(citation correctness, coverage, 1 - unsupported-claim rate) - {search_cost} x searches "
+                 "(filters/metrics.py)")
+        summary = result.summary("citeloop export pairs " + " ".join(args), test_share, score)
+        write_dataset(out, result.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite=overwrite)
+    except (ExportError, FileExistsError) as exc:
+        raise CommandError(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
+        return
+    console = Console()
+    table = Table("decision", "branched", "train", "test")
+    for kind, c in summary["counts"].items():
+        table.add_row(kind, str(summary["examined"].get(kind, 0)), str(c["train"]), str(c["test"]))
+    console.print(table)
+    console.print(f"{summary['rollouts']} rollouts; left out: {summary['left_out'] or 'nothing'}; "
+                  f"{len(summary['errors'])} decisions could not be branched")
+    console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(export_app, name="export")

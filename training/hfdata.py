@@ -1,0 +1,223 @@
+"""Writing training rows as Hugging Face datasets: save_to_disk, Parquet and a dataset card.
+
+Layout of an export directory:
+- `dataset/`: `DatasetDict.save_to_disk` (load with `datasets.load_from_disk`);
+- `parquet/{split}.parquet`: the same rows, one file per split;
+- `README.md`: the dataset card (counts per decision kind and split, source runs, mix);
+- `export.json`: the same facts for machines.
+Empty splits are left out (`datasets` cannot reload a zero-shard split). The directory is
+built beside the target and moved into place, so a failed export leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+MESSAGES_FEATURE = [{"role": "string", "content": "string"}]
+SFT_COLUMNS: dict[str, Any] = {
+    "prompt": MESSAGES_FEATURE,
+    "completion": MESSAGES_FEATURE,
+    "decision": "string",
+    "n_candidates": "int64",
+    "run_id": "string",
+    "seq": "int64",
+    "subq": "string",
+    "question": "string",
+    "policy_name": "string",
+    "policy_version": "string",
+    "run_policy": "string",
+    "corpus": "string",
+    "seed": "int64",
+    "template_id": "string",
+    "template_version": "int64",
+}
+
+
+PAIR_COLUMNS: dict[str, Any] = {
+    "prompt": MESSAGES_FEATURE,
+    "chosen": MESSAGES_FEATURE,
+    "rejected": MESSAGES_FEATURE,
+    "decision": "string",
+    "n_candidates": "int64",
+    "run_id": "string",
+    "seq": "int64",
+    "subq": "string",
+    "question": "string",
+    "policy_name": "string",
+    "policy_version": "string",
+    "continuation_policy": "string",
+    "chosen_score": "float64",
+    "rejected_score": "float64",
+    "margin": "float64",
+    "chosen_is_recorded": "bool",
+    "chosen_run_id": "string",
+    "rejected_run_id": "string",
+    "corpus": "string",
+    "seed": "int64",
+    "template_id": "string",
+    "template_version": "int64",
+}
+
+
+def features(columns: dict[str, Any]) -> Any:
+    from datasets import Features, List, Value
+
+    def one(spec: Any) -> Any:
+        if isinstance(spec, list):
+            return List({name: Value(kind) for name, kind in spec[0].items()})
+        return Value(spec)
+
+    return Features({name: one(spec) for name, spec in columns.items()})
+
+
+def prepare_out(out: Path, overwrite: bool) -> Path:
+    """A fresh staging directory beside `out`; refuses a non-empty `out` unless `overwrite`."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
+        raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
+    staging = out.with_name(out.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    return staging
+
+
+def write_dataset(out: Path, rows: dict[str, list[dict[str, Any]]], columns: dict[str, Any], card: str,
+                  summary: dict[str, Any], overwrite: bool = False) -> dict[str, int]:
+    """Save the non-empty splits to `out` (see module docstring); returns rows per split written."""
+    staging = prepare_out(out, overwrite)
+    try:
+        written = _write(staging, rows, columns, card, summary)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    if out.exists():
+        shutil.rmtree(out) if out.is_dir() else out.unlink()
+    staging.rename(out)
+    return written
+
+
+def _write(staging: Path, rows: dict[str, list[dict[str, Any]]], columns: dict[str, Any], card: str,
+           summary: dict[str, Any]) -> dict[str, int]:
+    from datasets import Dataset, DatasetDict
+    from datasets.utils.logging import (
+        disable_progress_bar,
+        enable_progress_bar,
+        is_progress_bar_enabled,
+    )
+
+    feats = features(columns)
+    splits = DatasetDict({name: Dataset.from_list(split_rows, features=feats)
+                          for name, split_rows in rows.items() if split_rows})
+    was_enabled = is_progress_bar_enabled()
+    disable_progress_bar()  # the command shows its own progress; keep stdout/stderr clean for --json
+    try:
+        splits.save_to_disk(str(staging / "dataset"))
+        (staging / "parquet").mkdir()
+        for name, ds in splits.items():
+            ds.to_parquet(str(staging / "parquet" / f"{name}.parquet"))
+    finally:
+        if was_enabled:
+            enable_progress_bar()
+    (staging / "README.md").write_text(card, encoding="utf-8")
+    (staging / "export.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return {name: len(ds) for name, ds in splits.items()}
+
+
+def _table(header: list[str], body: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def sft_card(summary: dict[str, Any]) -> str:
+    """The dataset card of an SFT export, from its summary (see `training.cli`)."""
+    counts: dict[str, dict[str, int]] = summary["counts"]
+    splits = [s for s in ("train", "test") if summary["rows"].get(s)]
+    front = ["---", "configs:", "- config_name: default", "  data_files:"]
+    front += [f"  - split: {s}\n    path: parquet/{s}.parquet" for s in splits]
+    front += ["task_categories:", "- text-generation", "tags:", "- citeloop", "- sft", "- conversational", "---"]
+    count_rows = [[k, c.get("train", 0), c.get("test", 0), c.get("train", 0) + c.get("test", 0)]
+                  for k, c in counts.items()]
+    count_rows.append(["**all**", summary["rows"].get("train", 0), summary["rows"].get("test", 0),
+                       sum(summary["rows"].values())])
+    runs = summary["runs"]
+    mix = Counter((r["corpus"], r["policy"]) for r in runs)
+    mix_rows = [[corpus, policy, n] for (corpus, policy), n in sorted(mix.items())]
+    seeds = sorted({r["seed"] for r in runs})
+    templates = ", ".join(f"`{t}`" for t in summary["templates"])
+    run_rows = [[f"`{r['run_id']}`", r["policy"], r["seed"], r["decisions"], r["question"].replace("|", "\\|")]
+                for r in runs[:200]]
+    skipped = [[reason, n] for reason, n in sorted(summary["skipped_decisions"].items())]
+    parts = [
+        "\n".join(front),
+        "# citeloop per-decision SFT set",
+        "One row per decision a policy took in the source runs (`decision`: stop, angle, read, keep). "
+        "`prompt` is a system + user conversation rendering the state the policy saw; `completion` is one "
+        "assistant message with the action in its fixed form (`STOP`/`CONTINUE`, `ANGLE n`, `READ i,j`, "
+        "`KEEP i,j`, `NONE` for an empty choice), parsed by `training.actions.parse_action`. Loads as is in "
+        "TRL's `SFTTrainer` (conversational prompt/completion).",
+        f"Generated by `{summary['command']}`. Prompt templates: {templates}.",
+        "## Rows per decision kind and split",
+        f"Split by question (sha256 of the normalised question; test share {summary['test_share']}); "
+        f"{summary['questions']['train']} train and {summary['questions']['test']} test questions, none shared.",
+        _table(["decision", "train", "test", "total"], count_rows),
+        f"Duplicate (prompt, completion) rows dropped: {summary['duplicates']}. "
+        f"Prompts with more than one distinct completion: {summary['conflicting_prompts']}.",
+        "## Left out",
+        (_table(["reason", "decisions"], skipped) if skipped else "No decisions were left out.")
+        + (f"\n\nRuns skipped: {len(summary['skipped_runs'])} (unfinished)." if summary["skipped_runs"] else ""),
+        "## Environment mix",
+        _table(["corpus", "run policy", "runs"], mix_rows) + f"\n\nSeeds: {', '.join(map(str, seeds)) or '-'}.",
+        f"## Source runs ({len(runs)})",
+        _table(["run", "policy", "seed", "rows", "question"], run_rows)
+        + ("\n\n(first 200 shown; all in export.json)" if len(runs) > 200 else ""),
+        "## Columns",
+        "Provenance: `run_id`, `seq` (the decision event), `subq`, `question`, `policy_name`/`policy_version` "
+        "(who decided), `run_policy`, `corpus`, `seed`, `template_id`/`template_version`, `n_candidates`.",
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def _front(splits: list[str], tag: str) -> str:
+    lines = ["---", "configs:", "- config_name: default", "  data_files:"]
+    lines += [f"  - split: {s}\n    path: parquet/{s}.parquet" for s in splits]
+    lines += ["tags:", "- citeloop", f"- {tag}", "- conversational", "---"]
+    return "\n".join(lines)
+
+
+def pairs_card(summary: dict[str, Any]) -> str:
+    """The dataset card of a preference-pair export, from its summary (see `training.cli`)."""
+    counts: dict[str, dict[str, int]] = summary["counts"]
+    splits = [s for s in ("train", "test") if summary["rows"].get(s)]
+    count_rows = [[k, summary["examined"].get(k, 0), c.get("train", 0), c.get("test", 0)] for k, c in counts.items()]
+    margins = summary["margins"]
+    runs = summary["runs"]
+    left = [[reason, n] for reason, n in sorted(summary["left_out"].items())]
+    run_rows = [[f"`{r['run_id']}`", r["policy"], r["seed"], r["pairs"], r["question"].replace("|", "\\|")]
+                for r in runs[:200]]
+    parts = [
+        _front(splits, "dpo"),
+        "# citeloop step-level preference pairs",
+        ("Each row compares two actions at one recorded decision: the run was branched there with each action "
+         "and continued with its own policy, and each outcome was scored. `chosen` is the action whose outcome "
+         "scored higher by at least the minimum margin, and its report passed the verifier (every cited claim "
+         "entailed). Loads as is in TRL's `DPOTrainer` (conversational prompt/chosen/rejected)."),
+        f"Generated by `{summary['command']}`. Outcome score: {summary['outcome_score']}.",
+        "## Pairs per decision kind and split",
+        (f"Split by question (test share {summary['test_share']}); {summary['questions']['train']} train and "
+         f"{summary['questions']['test']} test questions, none shared. Rollouts: {summary['rollouts']}."),
+        _table(["decision", "decisions branched", "train", "test"], count_rows),
+        "## Margin distribution",
+        _table(["min", "median", "max", "mean"], [[margins["min"], margins["median"], margins["max"], margins["mean"]]])
+        + "\n\n" + _table(["margin", "pairs"], [[b, n] for b, n in margins["histogram"].items()]),
+        "## Left out",
+        (_table(["reason", "candidate pairs"], left) if left else "Nothing was left out.")
+        + f"\n\nDecisions that could not be branched: {len(summary['errors'])}. "
+        + f"Duplicate pairs dropped: {summary['duplicates']}.",
+        f"## Source runs ({len(runs)})",
+        _table(["run", "policy", "seed", "pairs", "question"], run_rows),
+    ]
+    return "\n\n".join(parts) + "\n"
