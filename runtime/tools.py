@@ -273,10 +273,10 @@ def _fault_error(status: ToolStatus, index: int) -> str | None:
     return None if status == "empty" else f"injected {status} on call {index}"
 
 
-class FaultInjectingSearchTool:
-    """Wraps a search tool and replaces chosen calls with a given status (tests)."""
+class _FaultInjecting:
+    """Shared wrapper state: the inner tool, its name and version, and the fault schedule."""
 
-    def __init__(self, inner: SearchTool, faults: Mapping[int, ToolStatus] | FaultPlan) -> None:
+    def __init__(self, inner: SearchTool | ReadTool, faults: Mapping[int, ToolStatus] | FaultPlan) -> None:
         self.inner = inner
         self.name = f"faulty({inner.name})"
         self.version = inner.version
@@ -285,29 +285,23 @@ class FaultInjectingSearchTool:
     @property
     def calls(self) -> int:
         return self._schedule.calls
+
+
+class FaultInjectingSearchTool(_FaultInjecting):
+    """Wraps a search tool and replaces chosen calls with a given status (tests)."""
 
     def search(self, query: str, k: int, subq: str | None = None) -> SearchResponse:
         status = self._schedule.next()
         if status is None:
-            return self.inner.search(query, k, subq)
+            return self.inner.search(query, k, subq)  # type: ignore[union-attr]
         return SearchResponse(status=status, error=_fault_error(status, self.calls - 1))
 
 
-class FaultInjectingReadTool:
+class FaultInjectingReadTool(_FaultInjecting):
     """Wraps a read tool and replaces chosen calls with a given status (tests)."""
-
-    def __init__(self, inner: ReadTool, faults: Mapping[int, ToolStatus] | FaultPlan) -> None:
-        self.inner = inner
-        self.name = f"faulty({inner.name})"
-        self.version = inner.version
-        self._schedule = _FaultSchedule(faults)
-
-    @property
-    def calls(self) -> int:
-        return self._schedule.calls
 
     def read(self, doc_id: str) -> ReadResponse:
         status = self._schedule.next()
         if status is None:
-            return self.inner.read(doc_id)
+            return self.inner.read(doc_id)  # type: ignore[union-attr]
         return ReadResponse(status=status, doc_id=doc_id, error=_fault_error(status, self.calls - 1))
