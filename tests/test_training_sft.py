@@ -12,8 +12,8 @@ import pytest
 from eval.cli import main
 from runtime.engine import HARD_LIMIT
 from runtime.session import ResearchKit, run_research
-from training.actions import KINDS, ActionError, format_action, parse_action
-from training.prompts import RunContext, recorded_action, render_prompt
+from runtime.policies.actions import KINDS, ActionError, format_action, parse_action
+from runtime.policies.prompts import RunContext, recorded_action, render_prompt
 from training.sft import export_sft, run_rows, split_of
 from trajectories.events import DECISION_TYPES, StopDecision
 from trajectories.runfile import read_run

@@ -26,8 +26,8 @@ from filters.metrics import score_run
 from runtime.branch import branch_run
 from runtime.replay import ReplayError, policy_spec_of
 from runtime.session import ResearchKit
-from training.actions import EVENT_TYPE, KIND_OF_EVENT, format_action
-from training.prompts import RunContext, candidate_count, recorded_action, render_prompt
+from runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT, format_action
+from runtime.policies.prompts import RunContext, candidate_count, recorded_action, render_prompt
 from training.sft import UNPOLICIED, ExportError, decision_kinds, question_key, split_of
 from trajectories.events import DECISION_TYPES, BaseEvent, Event
 from trajectories.header import RunHeader, content_digest
@@ -85,7 +85,7 @@ def alternatives(event: Event, k: int) -> list[str]:
 
 
 def action_of(event: Event, action: str) -> Any:
-    """A `branch_run` action string as the action value of training/actions.py."""
+    """A `branch_run` action string as the action value of runtime/policies/actions.py."""
     if event.type == "stop_decision":
         return action
     if event.type == "angle_decision":

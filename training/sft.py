@@ -1,8 +1,8 @@
 """Per-decision SFT rows from run files: one row per decision a policy took.
 
 A row is TRL's conversational prompt/completion pair (prompt: system + user messages from
-training/prompts.py; completion: one assistant message holding the action line of
-training/actions.py) plus provenance columns. Decisions the engine took without asking a
+runtime/policies/prompts.py; completion: one assistant message holding the action line of
+runtime/policies/actions.py) plus provenance columns. Decisions the engine took without asking a
 policy (`hard_limit` stops) are skipped. Splits are by question: a deterministic hash of
 the normalised question puts all of its rows in `train` or in `test`. Identical
 (prompt, completion) rows are kept once.
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from training.actions import EVENT_TYPE, KIND_OF_EVENT, KINDS, format_action
-from training.prompts import RunContext, candidate_count, recorded_action, render_prompt
+from runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT, KINDS, format_action
+from runtime.policies.prompts import RunContext, candidate_count, recorded_action, render_prompt
 from trajectories.events import DECISION_TYPES
 from trajectories.header import content_digest
 from trajectories.runfile import RunFile, read_run

@@ -1,7 +1,7 @@
-"""Versioned prompt templates: a decision event as the conversation a policy model would see.
+"""Versioned prompt templates: a decision event as the conversation a policy model sees (datasets and LLM policies alike).
 
 One template per decision kind. The system message states the rules of the decision and
-the one allowed action line (training/actions.py); the user message renders the state the
+the one allowed action line (runtime/policies/actions.py); the user message renders the state the
 policy saw and the numbered candidates. Retrieved text (titles, snippets, sentences) goes
 inside the runtime's untrusted-evidence data blocks. Rendering is deterministic: the same
 event and run context always give the same bytes.
@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 
 from runtime.injection import as_data_block
-from training.actions import KIND_OF_EVENT, Action
+from runtime.policies.actions import KIND_OF_EVENT, Action
 from trajectories.events import (
     AngleDecision,
     Event,
