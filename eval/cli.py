@@ -15,6 +15,7 @@ import typer
 from eval import eval_cli, view_cli
 from eval.datasets import DatasetError
 from filters import cli as filters_cli
+from filters.gold import GoldFileError
 from runtime import cli as runtime_cli
 from runtime.config import ConfigError
 from runtime.corpus import CorpusError
@@ -25,7 +26,7 @@ from trajectories import cli as trajectories_cli
 from trajectories.runfile import RunFileError
 
 USER_ERRORS = (ConfigError, CorpusError, PlanValidationError, QuestionError, PolicyError, RunFileError,
-               DatasetError, filters_cli.FilterError)
+               DatasetError, filters_cli.FilterError, GoldFileError)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="citeloop: research with replayable trajectories.")
 trajectories_cli.register(app)

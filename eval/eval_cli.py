@@ -24,6 +24,7 @@ from eval.charts import confusion_chart, quality_cost_chart
 from eval.datasets import DatasetError, EvalSet, load_eval_set
 from eval.harness import bm25_baseline, check_policies, parse_policies, run_eval
 from eval.verifier_eval import evaluate_verifier, pair_count
+from filters.gold import GoldEntry, GoldSet, question_key
 from runtime.config import ConfigError, load_config
 from runtime.index import BM25Index
 from runtime.session import ResearchKit
@@ -195,6 +196,27 @@ def eval_command(
     console.print(f"wrote {target} and {chart}")
 
 
+def gold_command(
+    dataset: str = typer.Option(..., "--dataset", help="hotpotqa | musique | 2wiki | scifact | wice | PATH (as eval)"),
+    out: Path = typer.Option(..., "--out", help="Gold file to write (JSONL: question, level, units)."),
+    corpus: Path = typer.Option(None, "--corpus", help="Corpus JSONL for a user question file (default: embedded)."),
+    data: Path = typer.Option(None, "--data", help="Shared data directory (default ../shared/data)."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
+) -> None:
+    """Write a data set's gold evidence as a gold file, for `citeloop export pairs --gold`."""
+    eval_set = load_eval_set(dataset, data, corpus)
+    entries = {question_key(q.question): GoldEntry(frozenset(q.gold), eval_set.level)
+               for q in eval_set.questions if q.gold}
+    if not entries:
+        raise DatasetError(f"{eval_set.name} has no question with gold evidence units")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    GoldSet(entries).write(out)
+    info = {"dataset": eval_set.name, "questions": len(entries), "level": eval_set.level, "out": str(out)}
+    typer.echo(json.dumps(info) if as_json else
+               f"wrote {out}: {len(entries)} questions with {eval_set.level}-level gold from {eval_set.name}")
+
+
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
+    app.command("gold")(gold_command)
 

@@ -1,5 +1,5 @@
-"""`citeloop export sft|pairs`: per-decision SFT sets (training/sft.py) and step-level preference
-pairs from branched runs (training/pairs.py).
+"""`citeloop export sft|pairs|rl`: per-decision SFT sets (training/sft.py), step-level preference
+pairs from branched runs (training/pairs.py) and RL decision prompts (training/rl.py).
 
 Mounted by eval/cli.py; writes with training/hfdata.py. Known user errors end with one
 `error: ...` line and exit code 2.
@@ -13,19 +13,23 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.progress import track
+from rich.progress import Progress, track
 from rich.table import Table
 
 from filters.cli import find_runs
+from filters.gold import GoldFileError, GoldSet
 from runtime.session import ResearchKit
 from training.hfdata import (
     PAIR_COLUMNS,
+    RL_COLUMNS,
     SFT_COLUMNS,
     pairs_card,
+    rl_card,
     sft_card,
     write_dataset,
 )
-from training.pairs import export_pairs, filter_score
+from training.pairs import export_pairs
+from training.rl import export_rl
 from training.sft import ExportError, export_sft
 from trajectories.cli import CommandError
 
@@ -70,6 +74,13 @@ def sft(
     console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
 
 
+def _gold(path: Path | None) -> GoldSet | None:
+    try:
+        return GoldSet.read(path) if path is not None else None
+    except GoldFileError as exc:
+        raise CommandError(str(exc)) from exc
+
+
 @export_app.command("pairs")
 def pairs(
     runs: list[Path] = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more)."),
@@ -77,6 +88,12 @@ def pairs(
     alternatives: int = typer.Option(2, "--alternatives", help="Alternative actions branched per decision (K)."),
     min_margin: float = typer.Option(0.05, "--min-margin", help="Least outcome-score margin for a pair (M)."),
     search_cost: float = typer.Option(0.01, "--search-cost", help="Outcome-score cost per search."),
+    gold: Path = typer.Option(None, "--gold", help="Gold file (`citeloop gold`): score outcomes by gold recall "
+                              "where it has the question."),
+    per_kind: int = typer.Option(None, "--per-kind", help="Branch at most N decisions per kind (recovery states first)."),
+    engine: str = typer.Option("process", "--engine", help="serial | process | ray"),
+    workers: int = typer.Option(None, "--workers", help="Parallel rollout workers (default: CPU count)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the per-kind sampling order."),
     out: Path = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json)."),
     test_share: float = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split."),
     corpus: Path = typer.Option(None, "--corpus", help="The runs' corpus (default: the embedded one)."),
@@ -85,20 +102,27 @@ def pairs(
 ) -> None:
     """Preference pairs: branch each decision with alternative actions, keep verified wins by a margin."""
     paths = find_runs(runs)
+    gold_set = _gold(gold)
     try:
         kit = ResearchKit.load(corpus)
-        result = export_pairs(track(paths, description="branching runs", console=Console(stderr=True),
-                                    disable=as_json),
-                              decision=decision, alternatives_k=alternatives, min_margin=min_margin,
-                              test_share=test_share, kit=kit, outcome=filter_score(search_cost))
+        with Progress(console=Console(stderr=True), disable=as_json) as progress:
+            task = progress.add_task("branching runs", total=len(paths))
+            result = export_pairs(paths, decision=decision, alternatives_k=alternatives, min_margin=min_margin,
+                                  test_share=test_share, kit=kit, search_cost=search_cost, gold=gold_set,
+                                  corpus=corpus, per_kind=per_kind, engine=engine, workers=workers, seed=seed,
+                                  on_run=lambda _: progress.advance(task))
         if not any(result.rows.values()):
             raise ExportError(f"no pair reached margin {min_margin} with a verified chosen side "
                               f"({sum(result.examined.values())} decisions branched, {result.rollouts} rollouts)")
         args = [f"--runs {shlex.quote(str(r))}" for r in runs]
         args += [f"--decision {decision}", f"--alternatives {alternatives}", f"--min-margin {min_margin}",
                  f"--search-cost {search_cost}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
-        score = (f"mean(citation correctness, coverage, 1 - unsupported-claim rate) - {search_cost} x searches "
-                 "(filters/metrics.py)")
+        args += [f"--gold {shlex.quote(str(gold))}"] if gold else []
+        args += [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
+        score = (f"gold evidence recall of what the branch read (where {gold} has the question), else "
+                 if gold else "")
+        score += (f"mean(citation correctness, coverage, 1 - unsupported-claim rate) - {search_cost} x searches "
+                  "(training/rollouts.py)")
         summary = result.summary("citeloop export pairs " + " ".join(args), test_share, score)
         write_dataset(out, result.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite=overwrite)
     except (ExportError, FileExistsError) as exc:
@@ -107,12 +131,54 @@ def pairs(
         typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
         return
     console = Console()
-    table = Table("decision", "branched", "train", "test")
+    table = Table("decision", "available", "branched", "train", "test")
     for kind, c in summary["counts"].items():
-        table.add_row(kind, str(summary["examined"].get(kind, 0)), str(c["train"]), str(c["test"]))
+        table.add_row(kind, str(summary["available"].get(kind, 0)), str(summary["examined"].get(kind, 0)),
+                      str(c["train"]), str(c["test"]))
     console.print(table)
-    console.print(f"{summary['rollouts']} rollouts; left out: {summary['left_out'] or 'nothing'}; "
+    g = summary["gold_agreement"]
+    console.print(f"{summary['rollouts']} rollouts in {summary['rollout_seconds']} s ({engine}, "
+                  f"{summary['pairs_per_minute']} pairs/min); left out: {summary['left_out'] or 'nothing'}; "
                   f"{len(summary['errors'])} decisions could not be branched")
+    if g["pairs_with_gold"]:
+        console.print(f"gold direction: chosen read more gold evidence in {g['agree']} of {g['pairs_with_gold']} "
+                      f"pairs ({g['agreement']:.1%}); {g['tie']} ties, {g['disagree']} against")
+    console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
+
+
+@export_app.command("rl")
+def rl(
+    runs: list[Path] = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more)."),
+    decision: str = typer.Option("all", "--decision", help="stop | angle | read | keep | all"),
+    per_kind: int = typer.Option(None, "--per-kind", help="At most N decisions per kind (recovery states first)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the per-kind sampling order."),
+    out: Path = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json)."),
+    test_share: float = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the export summary as JSON on stdout."),
+) -> None:
+    """Prompt-only decision states for GRPO; score completions with training.rewards.RolloutReward."""
+    paths = find_runs(runs)
+    try:
+        result = export_rl(paths, decision=decision, per_kind=per_kind, test_share=test_share, seed=seed)
+        if not any(result.rows.values()):
+            raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
+        args = [f"--runs {shlex.quote(str(r))}" for r in runs]
+        args += [f"--decision {decision}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
+        args += [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
+        summary = result.summary("citeloop export rl " + " ".join(args), test_share)
+        write_dataset(out, result.rows, RL_COLUMNS, rl_card(summary), summary, overwrite=overwrite)
+    except (ExportError, FileExistsError) as exc:
+        raise CommandError(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
+        return
+    console = Console()
+    table = Table("decision", "available", "train", "test")
+    for kind, c in summary["counts"].items():
+        table.add_row(kind, str(summary["available"].get(kind, 0)), str(c["train"]), str(c["test"]))
+    console.print(table)
+    console.print(f"state tags: {summary['state_tags']['selected']}")
     console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
 
 

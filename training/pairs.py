@@ -1,66 +1,42 @@
 """Step-level preference pairs: branch a recorded run at a decision, compare the outcomes.
 
-For each policy decision of the chosen kinds, the run is branched (runtime/branch.py) once
-with its recorded action and once with each of up to K alternative actions; every branch
-continues with the run's own policy, so the two sides of a pair differ only in the action
-at that decision. Each outcome is scored (`outcome_score`): the mean of citation
-correctness, coverage and one minus the unsupported-claim rate (filters/metrics.py; a
-metric not computed counts 0, since an empty report has earned nothing), minus a cost per
-search. A pair (prompt, chosen, rejected) is emitted when the score margin is at least
+Decisions are chosen by training/sampling.py (tagged, deduplicated, balanced). Each is
+branched once with its recorded action and once with each of up to K alternative actions;
+every branch continues with the run's own policy, so the two sides of a pair differ only in
+the action at that decision (training/rollouts.py, serially, in a process pool or on Ray).
+A pair (prompt, chosen, rejected) is emitted when the outcome-score margin is at least
 `min_margin` and the chosen side's report passes the verifier: at least one cited claim,
-and every cited claim's verdict `entail`.
-
-A scorer with gold evidence can be passed as `outcome` (a callable on the rolled-out run);
-the gold sets live in eval/, which this layer may not import.
+and every cited claim's verdict `entail`. Rows keep provenance: run, branch point, kind,
+both outcome scores (and their gold recall, where gold exists), margin, policy versions.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filters.metrics import score_run
-from runtime.branch import branch_run
-from runtime.replay import ReplayError, policy_spec_of
+from filters.gold import GoldSet, question_key
+from runtime.policies.actions import format_action
+from runtime.policies.prompts import TEMPLATES, candidate_count
+from runtime.replay import policy_spec_of
 from runtime.session import ResearchKit
-from runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT, format_action
-from runtime.policies.prompts import RunContext, candidate_count, recorded_action, render_prompt
-from training.sft import UNPOLICIED, ExportError, decision_kinds, question_key, split_of
-from trajectories.events import DECISION_TYPES, BaseEvent, Event
-from trajectories.header import RunHeader, content_digest
-from trajectories.runfile import RunFile, read_run
-
-
-@dataclass(frozen=True)
-class Outcome:
-    score: float
-    verified: bool
-    """The report has a cited claim and every cited claim's verdict is `entail`."""
-    run_id: str
-
-
-OutcomeScorer = Callable[[RunHeader, list[BaseEvent]], float]
-
-
-def filter_score(search_cost: float = 0.01) -> OutcomeScorer:
-    """Citation correctness, coverage and supported share (None counts 0), minus `search_cost` per search."""
-    def score(header: RunHeader, events: list[BaseEvent]) -> float:
-        s = score_run(events, header=header)
-        supported = 1.0 - s.unsupported_claim_rate if s.unsupported_claim_rate is not None else 0.0
-        quality = ((s.citation_correctness or 0.0) + (s.coverage or 0.0) + supported) / 3
-        return round(quality - search_cost * s.searches, 6)
-    return score
-
-
-def report_verified(events: list[BaseEvent]) -> bool:
-    report = next((e.report for e in reversed(events) if e.type == "report"), None)  # type: ignore[attr-defined]
-    if report is None:
-        return False
-    cited = [c for section in report.sections for c in section.claims if c.citations]
-    return bool(cited) and all(c.verdict == "entail" for c in cited)
+from training.rollouts import (
+    CustomScorer,
+    Outcome,
+    OutcomeSettings,
+    RollJob,
+    RollResult,
+    roll_jobs,
+)
+from training.sampling import DecisionRef, Selection, select_decisions
+from training.sft import ExportError, split_of
+from trajectories.events import Event
+from trajectories.header import content_digest
+from trajectories.runfile import RunFile
 
 
 def _ids(event: Event) -> list[str]:
@@ -94,6 +70,16 @@ def action_of(event: Event, action: str) -> Any:
     return tuple(ids.index(i) for i in action.split(",") if i)
 
 
+def action_string(event: Event, action: Any) -> str:
+    """An action value of runtime/policies/actions.py as a `branch_run` action string (inverse of `action_of`)."""
+    if event.type == "stop_decision":
+        return str(action)
+    if event.type == "angle_decision":
+        return str(action)
+    ids = _ids(event)
+    return ",".join(ids[i] for i in action)
+
+
 def branch_action(event: Event) -> str:
     """The recorded choice as a `branch_run` action string."""
     if event.type == "stop_decision":
@@ -107,14 +93,18 @@ def branch_action(event: Event) -> str:
 class PairExport:
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {"train": [], "test": []})
     runs: list[dict[str, Any]] = field(default_factory=list)
+    selection: Selection = field(default_factory=Selection)
     examined: Counter = field(default_factory=Counter)
     """Decisions branched, by kind."""
     rollouts: int = 0
+    rollout_seconds: float = 0.0
     left_out: Counter = field(default_factory=Counter)
     """Candidate pairs not emitted, by reason."""
     errors: list[dict[str, str]] = field(default_factory=list)
     """Decisions that could not be branched, and why."""
     duplicates: int = 0
+    engine: str = "serial"
+    workers: int = 1
 
     def counts(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -123,73 +113,102 @@ class PairExport:
                 out.setdefault(row["decision"], {"train": 0, "test": 0})[split] += 1
         return dict(sorted(out.items()))
 
+    def all_rows(self) -> list[dict[str, Any]]:
+        return [r for split_rows in self.rows.values() for r in split_rows]
+
+    def gold_agreement(self) -> dict[str, Any]:
+        """How often `chosen` really read more gold evidence than `rejected`, where gold exists."""
+        both = [r for r in self.all_rows() if r["chosen_gold_recall"] is not None]
+        agree = sum(r["chosen_gold_recall"] > r["rejected_gold_recall"] for r in both)
+        tie = sum(r["chosen_gold_recall"] == r["rejected_gold_recall"] for r in both)
+        return {"pairs_with_gold": len(both), "agree": agree, "tie": tie, "disagree": len(both) - agree - tie,
+                "agreement": round(agree / len(both), 4) if both else None}
+
     def summary(self, command: str, test_share: float, outcome_score: str) -> dict[str, Any]:
         """Counts, margins, source runs and what was left out: the dataset card's facts."""
-        rows = [r for split_rows in self.rows.values() for r in split_rows]
+        rows = self.all_rows()
         margins = sorted(r["margin"] for r in rows)
         edges = [0.05, 0.1, 0.2, 0.5]
         labels = ["< 0.05", "0.05-0.1", "0.1-0.2", "0.2-0.5", ">= 0.5"]
         histogram = Counter(labels[sum(m >= e for e in edges)] for m in margins)
+        minutes = self.rollout_seconds / 60
         return {
             "command": command, "test_share": test_share, "outcome_score": outcome_score,
             "rows": {split: len(r) for split, r in self.rows.items()}, "counts": self.counts(),
             "questions": {split: len({question_key(r["question"]) for r in split_rows})
                           for split, split_rows in self.rows.items()},
+            "available": dict(sorted(self.selection.available.items())),
             "examined": dict(sorted(self.examined.items())), "rollouts": self.rollouts,
+            "engine": self.engine, "workers": self.workers,
+            "rollout_seconds": round(self.rollout_seconds, 2),
+            "pairs_per_minute": round(len(rows) / minutes, 1) if minutes else None,
             "margins": {"min": margins[0] if margins else None, "max": margins[-1] if margins else None,
                         "median": margins[len(margins) // 2] if margins else None,
                         "mean": round(sum(margins) / len(margins), 4) if margins else None,
                         "histogram": {label: histogram.get(label, 0) for label in labels}},
+            "outcome_basis": dict(Counter(r["outcome_basis"] for r in rows)),
+            "gold_agreement": self.gold_agreement(),
+            "state_tags": {"selected": self.selection.tag_counts(),
+                           "in_pairs": dict(Counter(t for r in rows for t in r["state_tags"]))},
+            "mix": self.selection.mix(),
             "left_out": dict(sorted(self.left_out.items())), "duplicates": self.duplicates,
+            "duplicate_states": self.selection.duplicates,
+            "skipped_decisions": dict(sorted(self.selection.skipped.items())),
+            "skipped_runs": self.selection.skipped_runs,
             "errors": self.errors, "runs": self.runs,
         }
 
 
-class _Roller:
-    """Branches one run and scores each branch once per action."""
-
-    def __init__(self, run: RunFile, kit: ResearchKit | None, outcome: OutcomeScorer, result: PairExport) -> None:
-        self.run, self.kit, self.outcome, self.result = run, kit, outcome, result
-        self.cache: dict[tuple[int, str], Outcome] = {}
-
-    def roll(self, seq: int, action: str) -> Outcome:
-        key = (seq, action)
-        if key not in self.cache:
-            branch = branch_run(self.run, seq, action, kit=self.kit)
-            self.result.rollouts += 1
-            self.cache[key] = Outcome(self.outcome(branch.header, branch.events), report_verified(branch.events),
-                                      branch.header.run_id)
-        return self.cache[key]
-
-
-def pair_row(event: Event, run: RunFile, ctx: RunContext, chosen: tuple[str, Outcome],
+def pair_row(event: Event, ref: DecisionRef, run: RunFile, chosen: tuple[str, Outcome],
              rejected: tuple[str, Outcome]) -> dict[str, Any]:
-    kind = KIND_OF_EVENT[event.type]
-    prompt, template = render_prompt(event, ctx)
     n = candidate_count(event)
     spec = run.header.spec
 
     def msg(action: str) -> list[dict[str, str]]:
-        return [{"role": "assistant", "content": format_action(kind, action_of(event, action), n)}]
+        return [{"role": "assistant", "content": format_action(ref.kind, action_of(event, action), n)}]
 
     return {
-        "prompt": prompt, "chosen": msg(chosen[0]), "rejected": msg(rejected[0]),
-        "decision": kind, "n_candidates": n, "run_id": run.run_id, "seq": event.seq, "subq": event.subq,
+        "prompt": list(ref.prompt), "chosen": msg(chosen[0]), "rejected": msg(rejected[0]),
+        "decision": ref.kind, "n_candidates": n, "run_id": run.run_id, "seq": event.seq, "subq": event.subq,
         "question": spec.question, "policy_name": event.policy.name,  # type: ignore[union-attr]
         "policy_version": event.policy.version,  # type: ignore[union-attr]
         "continuation_policy": policy_spec_of(run.header),
         "chosen_score": chosen[1].score, "rejected_score": rejected[1].score,
         "margin": round(chosen[1].score - rejected[1].score, 6),
+        "outcome_basis": chosen[1].basis,
+        "chosen_gold_recall": chosen[1].gold_recall, "rejected_gold_recall": rejected[1].gold_recall,
+        "chosen_searches": chosen[1].searches, "rejected_searches": rejected[1].searches,
         "chosen_is_recorded": chosen[0] == branch_action(event),
         "chosen_run_id": chosen[1].run_id, "rejected_run_id": rejected[1].run_id,
+        "state_tags": list(ref.tags),
         "corpus": spec.corpus_source, "seed": spec.seed,
-        "template_id": template.id, "template_version": template.version,
+        "template_id": TEMPLATES[ref.kind].id, "template_version": TEMPLATES[ref.kind].version,
     }
 
 
+def _jobs(selection: Selection, k: int) -> tuple[list[RollJob], dict[tuple[str, int], tuple[str, list[str]]]]:
+    """One roll job per run; and per decision, its recorded action and alternatives."""
+    by_path: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+    actions: dict[tuple[str, int], tuple[str, list[str]]] = {}
+    for ref in selection.decisions:
+        event = event_at(selection.runs[ref.path], ref.seq)
+        base, others = branch_action(event), alternatives(event, k)
+        actions[(ref.path, ref.seq)] = (base, others)
+        by_path.setdefault(ref.path, []).append((ref.seq, (base, *others)))
+    return [RollJob(path, tuple(ds)) for path, ds in by_path.items()], actions
+
+
+def event_at(run: RunFile, seq: int) -> Event:
+    return run.events[seq] if seq < len(run.events) and run.events[seq].seq == seq else next(
+        e for e in run.events if e.seq == seq)
+
+
 def export_pairs(paths: Iterable[Path], decision: str = "all", alternatives_k: int = 2, min_margin: float = 0.05,
-                 test_share: float = 0.1, kit: ResearchKit | None = None,
-                 outcome: OutcomeScorer | None = None) -> PairExport:
+                 test_share: float = 0.1, kit: ResearchKit | None = None, search_cost: float = 0.01,
+                 gold: GoldSet | None = None, corpus: str | Path | None = None, per_kind: int | None = None,
+                 engine: str = "serial", workers: int | None = None, seed: int = 0,
+                 outcome: CustomScorer | None = None, score_by_gold: bool = True,
+                 on_run: Callable[[RollResult], Any] | None = None) -> PairExport:
     """Preference pairs from branching the runs at `paths` (see module docstring)."""
     if alternatives_k < 1:
         raise ExportError(f"--alternatives {alternatives_k}: give at least 1")
@@ -197,53 +216,50 @@ def export_pairs(paths: Iterable[Path], decision: str = "all", alternatives_k: i
         raise ExportError(f"--min-margin {min_margin} is negative")
     if not 0.0 <= test_share <= 1.0:
         raise ExportError(f"--test-share {test_share} is not between 0 and 1")
-    wanted = {EVENT_TYPE[k] for k in decision_kinds(decision)}
-    outcome = outcome or filter_score()
-    result = PairExport()
+    selection = select_decisions(paths, decision, per_kind, seed)
+    settings = OutcomeSettings(search_cost, gold, str(corpus) if corpus is not None else None, outcome, score_by_gold)
+    jobs, actions = _jobs(selection, alternatives_k)
+    result = PairExport(selection=selection, engine=engine, workers=workers or 1)
+    started = time.perf_counter()
+    try:
+        rolled = roll_jobs(jobs, settings, engine=engine, workers=workers, kit=kit, on_done=on_run)
+    except ValueError as exc:
+        raise ExportError(str(exc)) from exc
+    result.rollout_seconds = time.perf_counter() - started
+    outcomes = {(r.path, seq, a): o for r in rolled for (seq, a), o in r.outcomes.items()}
+    failed = {(r.path, seq): why for r in rolled for seq, why in r.errors.items()}
+    result.rollouts = sum(r.rollouts for r in rolled)
+    emitted: Counter = Counter()
     seen: set[str] = set()
-    for path in paths:
-        run = read_run(path)
-        if not run.finished:
-            result.errors.append({"path": str(path), "seq": "-", "reason": f"unfinished run ({run.problem})"})
+    for ref in selection.decisions:
+        if (ref.path, ref.seq) in failed:
+            result.errors.append({"path": ref.path, "seq": str(ref.seq), "reason": failed[(ref.path, ref.seq)]})
             continue
-        ctx, roller, emitted = RunContext.of(run), _Roller(run, kit, outcome, result), 0
-        split = split_of(run.header.spec.question, test_share)
-        for event in run.events:
-            if event.type not in DECISION_TYPES or event.type not in wanted:
-                continue
-            if event.policy.name in UNPOLICIED:  # type: ignore[attr-defined]
-                continue
-            try:
-                recorded_action(event)  # a choice outside the candidates cannot be rendered
-                base_action = branch_action(event)
-                base = roller.roll(event.seq, base_action)
-                others = [(a, roller.roll(event.seq, a)) for a in alternatives(event, alternatives_k)]
-            except (ReplayError, ValueError) as exc:
-                result.errors.append({"path": str(path), "seq": str(event.seq), "reason": str(exc)})
-                continue
-            result.examined[KIND_OF_EVENT[event.type]] += 1
-            for alt in others:
-                recorded = (base_action, base)
-                chosen, rejected = (recorded, alt) if base.score >= alt[1].score else (alt, recorded)
-                if chosen[1].score == rejected[1].score:
-                    result.left_out["both outcomes score the same"] += 1
-                    continue
-                if chosen[1].score - rejected[1].score < min_margin:
-                    result.left_out["margin below --min-margin"] += 1
-                    continue
-                if not chosen[1].verified:
-                    result.left_out["chosen side fails the verifier"] += 1
-                    continue
-                row = pair_row(event, run, ctx, chosen, rejected)
+        run, (base_action, others) = selection.runs[ref.path], actions[(ref.path, ref.seq)]
+        event = event_at(run, ref.seq)
+        result.examined[ref.kind] += 1
+        base = (base_action, outcomes[(ref.path, ref.seq, base_action)])
+        for action in others:
+            alt = (action, outcomes[(ref.path, ref.seq, action)])
+            chosen, rejected = (base, alt) if base[1].score >= alt[1].score else (alt, base)
+            if chosen[1].score == rejected[1].score:
+                result.left_out["both outcomes score the same"] += 1
+            elif chosen[1].score - rejected[1].score < min_margin:
+                result.left_out["margin below --min-margin"] += 1
+            elif not chosen[1].verified:
+                result.left_out["chosen side fails the verifier"] += 1
+            else:
+                row = pair_row(event, ref, run, chosen, rejected)
                 key = content_digest([row["prompt"], row["chosen"], row["rejected"]])
                 if key in seen:
                     result.duplicates += 1
                     continue
                 seen.add(key)
-                result.rows[split].append(row)
-                emitted += 1
+                result.rows[split_of(ref.question, test_share)].append(row)
+                emitted[ref.path] += 1
+    for path, run in selection.runs.items():
         spec = run.header.spec
-        result.runs.append({"run_id": run.run_id, "path": str(path), "question": spec.question,
+        result.runs.append({"run_id": run.run_id, "path": path, "question": spec.question,
                             "corpus": spec.corpus_source, "policy": policy_spec_of(run.header),
-                            "seed": spec.seed, "pairs": emitted})
+                            "seed": spec.seed, "pairs": emitted[path]})
     return result

@@ -11,15 +11,20 @@ the normalised question puts all of its rows in `train` or in `test`. Identical
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from filters.gold import question_key
 from runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT, KINDS, format_action
-from runtime.policies.prompts import RunContext, candidate_count, recorded_action, render_prompt
+from runtime.policies.prompts import (
+    RunContext,
+    candidate_count,
+    recorded_action,
+    render_prompt,
+)
 from trajectories.events import DECISION_TYPES
 from trajectories.header import content_digest
 from trajectories.runfile import RunFile, read_run
@@ -38,10 +43,6 @@ def decision_kinds(decision: str) -> tuple[str, ...]:
     if decision not in KINDS:
         raise ExportError(f"--decision {decision!r} is not one of {', '.join(KINDS)}, all")
     return (decision,)
-
-
-def question_key(question: str) -> str:
-    return re.sub(r"\s+", " ", question.strip()).casefold()
 
 
 def split_of(question: str, test_share: float) -> str:

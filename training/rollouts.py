@@ -1,0 +1,181 @@
+"""Rolling branched decisions forward and scoring the outcomes, serially, in a process pool or on Ray.
+
+A `RollJob` is one run file and, per decision, the actions to force there (the recorded
+one first). `roll_job` branches the run once per (decision, action) with runtime/branch.py,
+lets the run's own policy continue, and scores the finished branch (`score_outcome`):
+
+- where the gold file has the question: gold evidence recall of what the branch read
+  (filters/gold.py), minus `search_cost` per search (METRICS.md);
+- elsewhere: the mean of citation correctness, coverage and one minus the unsupported-claim
+  rate (filters/metrics.py; a metric not computed counts 0, since an empty report has earned
+  nothing), minus `search_cost` per search.
+
+`roll_jobs` runs jobs with the chosen engine and returns results in job order, so the
+serial, process and Ray engines give identical results. Workers load the research kit once
+(a process pool forked after the parent loaded it shares the parent's copy).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from filters.gold import GoldSet
+from filters.metrics import score_run
+from runtime.branch import branch_run
+from runtime.replay import ReplayError
+from runtime.session import ResearchKit
+from trajectories.events import BaseEvent
+from trajectories.header import RunHeader
+from trajectories.runfile import read_run
+
+ENGINES = ("serial", "process", "ray")
+
+CustomScorer = Callable[[RunHeader, list[BaseEvent]], float]
+"""A hand-made outcome score (tests, experiments); it replaces the gold/filters score."""
+
+
+@dataclass(frozen=True)
+class OutcomeSettings:
+    search_cost: float = 0.01
+    gold: GoldSet | None = None
+    corpus: str | None = None
+    """The runs' corpus file; None is the embedded corpus."""
+    custom: CustomScorer | None = None
+    score_by_gold: bool = True
+    """False: record each side's gold recall but score by the filters (to measure how well they agree)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    score: float
+    basis: str
+    """`gold_recall`, `filters` or `custom`: what `score` was computed from."""
+    verified: bool
+    """The report has a cited claim and every cited claim's verdict is `entail`."""
+    gold_recall: float | None
+    """Gold recall of what the branch read, where the gold file has the question."""
+    searches: int
+    run_id: str
+
+
+def report_verified(events: list[BaseEvent]) -> bool:
+    report = next((e.report for e in reversed(events) if e.type == "report"), None)  # type: ignore[attr-defined]
+    if report is None:
+        return False
+    cited = [c for section in report.sections for c in section.claims if c.citations]
+    return bool(cited) and all(c.verdict == "entail" for c in cited)
+
+
+def filter_quality(header: RunHeader, events: list[BaseEvent]) -> tuple[float, int]:
+    """(mean of citation correctness, coverage, supported share with None as 0; searches)."""
+    s = score_run(events, header=header)
+    supported = 1.0 - s.unsupported_claim_rate if s.unsupported_claim_rate is not None else 0.0
+    return ((s.citation_correctness or 0.0) + (s.coverage or 0.0) + supported) / 3, s.searches
+
+
+def score_outcome(header: RunHeader, events: list[BaseEvent], settings: OutcomeSettings) -> Outcome:
+    gold = settings.gold.recall(header.spec.question, events) if settings.gold is not None else None
+    searches = sum(1 for e in events if e.type == "search_result")
+    if settings.custom is not None:
+        score, basis = settings.custom(header, events), "custom"
+    elif gold is not None and settings.score_by_gold:
+        score, basis = gold - settings.search_cost * searches, "gold_recall"
+    else:
+        quality, searches = filter_quality(header, events)
+        score, basis = quality - settings.search_cost * searches, "filters"
+    return Outcome(round(score, 6), basis, report_verified(events), gold, searches, header.run_id)
+
+
+@dataclass(frozen=True)
+class RollJob:
+    path: str
+    decisions: tuple[tuple[int, tuple[str, ...]], ...]
+    """(decision seq, actions to force there as `branch_run` action strings)."""
+
+
+@dataclass
+class RollResult:
+    path: str
+    outcomes: dict[tuple[int, str], Outcome] = field(default_factory=dict)
+    errors: dict[int, str] = field(default_factory=dict)
+    """Decision seq -> why it could not be branched."""
+    rollouts: int = 0
+
+
+_KITS: dict[str | None, ResearchKit] = {}
+
+
+def kit_for(corpus: str | None) -> ResearchKit:
+    """The research kit of `corpus`, loaded once per process."""
+    if corpus not in _KITS:
+        _KITS[corpus] = ResearchKit.load(corpus)
+    return _KITS[corpus]
+
+
+def roll_job(job: RollJob, settings: OutcomeSettings) -> RollResult:
+    """Branch and score every (decision, action) of one run."""
+    run, kit = read_run(job.path), kit_for(settings.corpus)
+    result = RollResult(job.path)
+    for seq, actions in job.decisions:
+        try:
+            for action in actions:
+                branch = branch_run(run, seq, action, kit=kit)
+                result.rollouts += 1
+                result.outcomes[(seq, action)] = score_outcome(branch.header, branch.events, settings)
+        except (ReplayError, ValueError) as exc:
+            result.errors[seq] = str(exc)
+    return result
+
+
+def _roll_remote(job: RollJob, settings: OutcomeSettings) -> RollResult:
+    return roll_job(job, settings)
+
+
+def roll_jobs(jobs: Sequence[RollJob], settings: OutcomeSettings, engine: str = "process",
+              workers: int | None = None, kit: ResearchKit | None = None,
+              on_done: Callable[[RollResult], Any] | None = None) -> list[RollResult]:
+    """Results of `jobs` in job order. `kit`, if given, serves `settings.corpus` in this process."""
+    if engine not in ENGINES:
+        raise ValueError(f"--engine {engine!r} is not one of {', '.join(ENGINES)}")
+    if kit is not None:
+        _KITS[settings.corpus] = kit
+    workers = max(1, workers or os.cpu_count() or 1)
+    done = on_done or (lambda result: None)
+    if engine == "serial" or workers == 1 and engine == "process" or not jobs:
+        return [_tap(roll_job(job, settings), done) for job in jobs]
+    if engine == "process":
+        kit_for(settings.corpus)  # load before forking, so every worker shares it
+        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+            return [_tap(r, done) for r in pool.map(roll_job, jobs, [settings] * len(jobs), chunksize=1)]
+    return list(_ray_results(jobs, settings, workers, done))
+
+
+def _tap(result: RollResult, done: Callable[[RollResult], Any]) -> RollResult:
+    done(result)
+    return result
+
+
+def _ray_results(jobs: Sequence[RollJob], settings: OutcomeSettings, workers: int,
+                 done: Callable[[RollResult], Any]) -> Iterator[RollResult]:
+    try:
+        import ray
+    except ImportError as exc:
+        raise ValueError("--engine ray needs Ray: pip install 'citeloop[ray]' (or pip install ray)") from exc
+    started = not ray.is_initialized()
+    if started:
+        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"OMP_NUM_THREADS": "1"}})
+    try:
+        remote = ray.remote(num_cpus=1)(_roll_remote)
+        settings_ref = ray.put(settings)
+        refs = [remote.remote(job, settings_ref) for job in jobs]
+        for ref in refs:
+            yield _tap(ray.get(ref), done)
+    finally:
+        if started:
+            ray.shutdown()
