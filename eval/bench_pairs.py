@@ -4,14 +4,14 @@
                                [--out bench-out/pairs.json]
 
 1. Research every shared HotpotQA and MuSiQue question in a mix of environments (seed 20.3):
-   the heuristic policy, the exploring policy with two seeds, and the heuristic on a small
-   budget; all on the embedded corpus.
-2. Export pairs (training/pairs.py) with the rule-based continuation policy, K=2
-   alternatives, margin 0.05, outcomes scored by gold recall (the gold file is built from the
+   the heuristic policy, the exploring policy with three seeds, and the heuristic and the
+   exploring policy on a small budget; all on the embedded corpus.
+2. Export pairs (training/pairs.py) with the rule-based continuation policy, K
+   alternatives (default 3; every two of a decision's outcomes are compared), margin 0.05, outcomes scored by gold recall (the gold file is built from the
    same data sets), in a process pool. Reported: decisions examined, pairs per decision kind,
    pairs per minute of rollout, the margin distribution, and how often `chosen` really read
    more gold evidence than `rejected`.
-3. The same decisions scored without gold (citation correctness, coverage and supported
+3. The same rollouts scored without gold (citation correctness, coverage and supported
    share; gold recall only recorded): how often that gold-free score picks the side that
    read more gold evidence. This is the number that says whether pairs from questions
    without gold can be trusted.
@@ -33,14 +33,16 @@ from eval.datasets import DEFAULT_DATA_DIR, load_hotpotqa, load_musique
 from filters.gold import GoldEntry, GoldSet, question_key
 from runtime.config import ResearchConfig
 from runtime.session import ResearchKit, run_research
-from training.pairs import PairExport, export_pairs
+from training.pairs import PairExport, emit_pairs, export_pairs
 
 ENVIRONMENTS = [
     # name, policy spec, seed, config overrides
     ("heuristic", "heuristic", 0, {}),
     ("explore-s1", "explore", 1, {}),
     ("explore-s2", "explore", 2, {}),
+    ("explore-s3", "explore", 3, {}),
     ("heuristic-small-budget", "heuristic", 0, {"budget": {"max_searches": 4, "max_reads": 5}}),
+    ("explore-small-budget", "explore", 4, {"budget": {"max_searches": 4, "max_reads": 5}}),
 ]
 
 
@@ -80,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--limit", type=int, default=None, help="questions per data set")
-    parser.add_argument("--per-kind", type=int, default=700, help="decisions branched per kind")
+    parser.add_argument("--per-kind", type=int, default=None, help="decisions branched per kind (default: all)")
+    parser.add_argument("--alternatives", type=int, default=3, help="K alternatives per decision")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("bench-out/pairs.json"))
     args = parser.parse_args(argv)
@@ -96,19 +99,20 @@ def main(argv: list[str] | None = None) -> int:
         paths, research = research_runs(questions, kit, Path(tmp))
         print(f"researched {len(questions)} questions x {len(ENVIRONMENTS)} environments = {len(paths)} runs "
               f"in {research['seconds']} s", file=sys.stderr)
-        common = {"decision": "all", "alternatives_k": 2, "min_margin": 0.05, "test_share": 0.1, "kit": kit,
+        common = {"decision": "all", "alternatives_k": args.alternatives, "min_margin": 0.05, "test_share": 0.1, "kit": kit,
                   "gold": gold, "per_kind": args.per_kind, "engine": "process", "workers": args.workers}
         by_gold = export_pairs(paths, **common)
         print(f"gold-scored export: {len(by_gold.all_rows())} pairs in {by_gold.rollout_seconds:.0f} s",
               file=sys.stderr)
-        gold_free = export_pairs(paths, score_by_gold=False, **common)
+        gold_free = emit_pairs(by_gold, 0.05, 0.1, score_by_gold=False)
     results = {
         "questions": len(questions), "data_sets": [s.name for s in sets], "research": research,
-        "settings": {"alternatives": 2, "min_margin": 0.05, "search_cost": 0.01, "per_kind": args.per_kind,
+        "settings": {"alternatives": args.alternatives, "min_margin": 0.05, "search_cost": 0.01, "per_kind": args.per_kind,
                      "engine": "process", "workers": args.workers, "continuation_policy": "run's own (rule-based)",
                      "omp_threads": os.environ.get("OMP_NUM_THREADS"), "cpus": os.cpu_count()},
         "gold_scored": describe(by_gold),
         "gold_free_scored": describe(gold_free),
+        "load_average": os.getloadavg(),
         "targets": {"pairs": 1000, "gold_agreement": 0.9, "pairs_per_minute": 100},
     }
     g, f = results["gold_scored"], results["gold_free_scored"]

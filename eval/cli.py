@@ -12,8 +12,9 @@ import sys
 import click
 import typer
 
-from eval import eval_cli, view_cli
+from eval import eval_cli, loop_cli, view_cli
 from eval.datasets import DatasetError
+from eval.loop import LoopError
 from filters import cli as filters_cli
 from filters.gold import GoldFileError
 from runtime import cli as runtime_cli
@@ -22,11 +23,13 @@ from runtime.corpus import CorpusError
 from runtime.planner import PlanValidationError, QuestionError
 from runtime.policies import PolicyError
 from training import cli as training_cli
+from training import serve_cli
+from training import train_cli
 from trajectories import cli as trajectories_cli
 from trajectories.runfile import RunFileError
 
 USER_ERRORS = (ConfigError, CorpusError, PlanValidationError, QuestionError, PolicyError, RunFileError,
-               DatasetError, filters_cli.FilterError, GoldFileError)
+               DatasetError, filters_cli.FilterError, GoldFileError, LoopError)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="citeloop: research with replayable trajectories.")
 trajectories_cli.register(app)
@@ -34,7 +37,10 @@ runtime_cli.register(app)
 eval_cli.register(app)
 filters_cli.register(app)
 view_cli.register(app)
+loop_cli.register(app)
 training_cli.register(app)
+serve_cli.register(app)
+train_cli.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -181,8 +181,11 @@ def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, An
 
 
 def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun], config: ResearchConfig,
-             seed: int = 0, on_step: Callable[[], None] | None = None) -> dict[str, Any]:
-    """Run every policy over every question of `eval_set`; per-policy aggregates and rows."""
+             seed: int = 0, on_step: Callable[[], None] | None = None,
+             on_run: Callable[[str, list], Any] | None = None) -> dict[str, Any]:
+    """Run every policy over every question of `eval_set`; per-policy aggregates and rows.
+
+    `on_run(policy name, events)` sees each run's events (e.g. to count model fallbacks)."""
     check_policies(policies, config, seed)
     sp = eval_set.name == "hotpotqa"
     results: dict[str, Any] = {}
@@ -206,6 +209,8 @@ def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun],
                 "model_calls": score.model_calls, "tokens": score.tokens,
                 "wall_s": round(wall, 4),
             })
+            if on_run:
+                on_run(run.name, sink.events)
             if on_step:
                 on_step()
         results[run.name] = {"planner": run.planner, "policy": run.policy_spec, **aggregate(rows, scores),

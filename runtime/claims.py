@@ -67,13 +67,15 @@ def write_and_verify(
             claim = Claim(claim_id=f"claim-{sq.id}-{n}", subq=sq.id, text=draft_text(card), card_ids=[card.card_id])
             drafted = rec.emit(ClaimDrafted, subq=sq.id, claim=claim)
             rec.emit(EvidenceBound, parent=drafted.seq, subq=sq.id, claim_id=claim.claim_id, card_ids=claim.card_ids)
-            result = _check(claim, ledger, verifier, rec, drafted.seq, attempt=1)
+            result = check_claim(claim, ledger, verifier, rec, drafted.seq, attempt=1)
             if result is not None:
                 kept.append(result)
     return kept
 
 
-def _check(claim: Claim, ledger: Ledger, verifier: Verifier, rec: Recorder, parent: int, attempt: int, weakened: bool = False) -> CheckedClaim | None:
+def check_claim(claim: Claim, ledger: Ledger, verifier: Verifier, rec: Recorder, parent: int, attempt: int = 1,
+                weakened: bool = False) -> CheckedClaim | None:
+    """Verify a drafted claim and act on the verdict: keep, weaken once and re-check, or drop."""
     bound = [EvidenceText(card_id=c, text=ledger.cards[c].quote) for c in claim.card_ids]
     others = [
         EvidenceText(card_id=c.card_id, text=c.quote)
@@ -92,11 +94,13 @@ def _check(claim: Claim, ledger: Ledger, verifier: Verifier, rec: Recorder, pare
         if weaker:
             rec.emit(ClaimRewritten, parent=event.seq, subq=claim.subq, claim_id=claim.claim_id,
                      old_text=claim.text, new_text=weaker, reason=record.reason)
-            return _check(claim.model_copy(update={"text": weaker}), ledger, verifier, rec, event.seq, 2, True)
+            return check_claim(claim.model_copy(update={"text": weaker}), ledger, verifier, rec, event.seq, 2, True)
     reason = {
         "partial": "still only partly supported after one rewrite" if attempt == 2 else "partly supported and no weaker form fits the evidence",
         "irrelevant": "the bound evidence does not bear on the claim",
-        "undecidable": "the deterministic checks cannot decide and no model judge is configured",
+        "undecidable": "the deterministic checks cannot decide and no model judge is configured"
+        if getattr(verifier, "prestage", None) is None else
+        "neither the deterministic checks nor the model judge's verbatim quotes decide it",
     }.get(verdict, record.reason)
     rec.emit(ClaimDropped, parent=event.seq, subq=claim.subq, claim_id=claim.claim_id, verdict=verdict, reason=reason)
     return None

@@ -13,7 +13,12 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from runtime import replay_cli
+from pydantic import ValidationError
+
 from runtime.config import load_config
+from runtime.llm.client import ModelEndpoint
+from runtime.llm.parts import LLMPartsError
+from runtime.registry import read_yaml_mapping
 from runtime.report import render_markdown
 from runtime.resume import resume_run
 from runtime.session import ResearchKit, run_research
@@ -27,7 +32,14 @@ def research(
     question: str = typer.Argument(None, help="The question to research (omit with --resume)."),
     seed: int = typer.Option(0, help="Seed for exploratory policies; same seed, same trajectory."),
     policy: str = typer.Option("heuristic", help="heuristic | explore | naive | stop=NAME,angle=NAME,read=NAME"),
-    planner: str = typer.Option("rule", help="rule (decomposes the question) | naive (seed 003: no plan)"),
+    planner: str = typer.Option("rule", help="rule (decomposes the question) | naive (seed 003: no plan) | "
+                                             "llm (a model plans; rule planner behind it)"),
+    verifier: str = typer.Option("lexical", help="lexical (deterministic) | judge (lexical pre-stage, one "
+                                                 "verbatim-extraction model call when it cannot decide)"),
+    writer: str = typer.Option("rule", help="rule | llm (a model writes claims from each section's evidence)"),
+    critic: str = typer.Option("none", help="none | llm (a model in a separate context may veto one claim)"),
+    llm: str = typer.Option(None, "--llm", help="The model for llm/judge parts: fake:NAME (scripted, offline) "
+                                               "or an endpoint YAML {base_url, model, sampling...}."),
     config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
     corpus: Path = typer.Option(None, "--corpus", help="JSONL corpus of {id, title, text, ...}; default: embedded."),
     out: Path = typer.Option(Path("runs"), "--out", help="Directory for the trajectory file."),
@@ -40,6 +52,8 @@ def research(
     if resume is not None:
         given = [name for name, is_set in (("question", question is not None), ("--seed", seed != 0),
                                            ("--policy", policy != "heuristic"), ("--planner", planner != "rule"),
+                                           ("--verifier", verifier != "lexical"), ("--writer", writer != "rule"),
+                                           ("--critic", critic != "none"), ("--llm", llm is not None),
                                            ("--config", config is not None), ("--compress", compress)) if is_set]
         if given:
             raise CommandError(f"--resume takes everything from the run's header; drop {', '.join(given)}")
@@ -49,8 +63,12 @@ def research(
         raise CommandError("give a question to research, or --resume RUN")
     cfg = load_config(config)
     kit = ResearchKit.load(corpus)
-    result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out, compress=compress,
-                                planner=planner)
+    try:
+        result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out,
+                                    compress=compress, planner=planner, verifier_name=verifier, writer=writer,
+                                    critic=critic, llm=_model(llm))
+    except LLMPartsError as exc:
+        raise CommandError(str(exc)) from exc
     if as_json:
         payload = {
             "run_id": result.run_id,
@@ -67,6 +85,18 @@ def research(
         f"cards {counts['cards']}, claims kept {counts['claims_kept']}/{counts['claims_drafted']}"
     )
     console.print(f"[bold]trajectory:[/bold] {path}")
+
+
+def _model(spec: str | None) -> str | ModelEndpoint | None:
+    """`fake:NAME` as is; anything else is the path of an endpoint YAML."""
+    if spec is None or spec.startswith("fake:"):
+        return spec
+    data = read_yaml_mapping(Path(spec), CommandError)
+    try:
+        return ModelEndpoint.model_validate(data)
+    except ValidationError as exc:
+        raise CommandError(f"{spec}: not a model endpoint ({exc.errors()[0]['msg']} at "
+                           f"{'.'.join(map(str, exc.errors()[0]['loc']))})") from exc
 
 
 def _resume(path: Path, corpus: Path | None, as_json: bool) -> None:
@@ -98,6 +128,7 @@ def show(
         (e.type, e.policy.name) for e in loaded.events if e.type.endswith("_decision")  # type: ignore[attr-defined]
     )
     finished = next((e for e in loaded.events if e.type == "run_finished"), None)
+    meta = next((e for e in loaded.events if e.type == "run_meta"), None)
     summary = {
         "run_id": loaded.run_id,
         "question": spec.question,
@@ -111,6 +142,8 @@ def show(
         "problem": loaded.problem,
         "finished": finished is not None,
         "outcome": finished.outcome.model_dump(mode="json") if finished else None,  # type: ignore[union-attr]
+        # Per check: how often it ran and fired in this run (seed 002: a check that fires often is a bug).
+        "checks": meta.checks if meta is not None else None,  # type: ignore[union-attr]
     }
     if as_json:
         typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
@@ -127,6 +160,8 @@ def show(
         console.print(f"decision {key}: {n}")
     if finished is not None:
         console.print(f"outcome: {finished.outcome.stop_reason}; {finished.outcome.counts}")  # type: ignore[union-attr]
+    for name, counts in (summary["checks"] or {}).items():
+        console.print(f"check {name}: fired {counts['fired']} of {counts['ran']}")
     if report:
         written = next((e for e in loaded.events if e.type == "report"), None)
         if written is not None:

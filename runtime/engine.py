@@ -14,12 +14,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from runtime.audit import audit_report
 from runtime.claims import write_and_verify
 from runtime.config import ResearchConfig
 from runtime.injection import detect_injection, strip_invisible
 from runtime.ledger import Ledger
 from runtime.planner import SLOT, Planner
-from runtime.policies import AngleCandidate, PolicySet
+from runtime.policies import AngleCandidate, DecisionObserver, PolicySet
 from runtime.bridging import focus_terms, names_title, rank_bridge_candidates
 from runtime.recorder import Recorder
 from runtime.report import SubQuestionOutcome, build_report
@@ -92,6 +93,7 @@ class ResearchEngine:
         read_tool: ReadTool,
         corpus_cutoff: str | None = None,
         sleep=time.sleep,
+        claim_stage=None,
     ) -> None:
         self.config = config
         self.planner = planner
@@ -101,6 +103,8 @@ class ResearchEngine:
         self.read_tool = read_tool
         self.cutoff = corpus_cutoff
         self.sleep = sleep
+        # `write_and_verify`'s signature; the LLM writer and critic come in through here.
+        self.claim_stage = claim_stage or write_and_verify
 
     # ------------------------------------------------------------------ run
 
@@ -108,8 +112,14 @@ class ResearchEngine:
         started = time.perf_counter()
         self.rec = rec
         self.plan = plan
-        self.ledger = Ledger(self.config.ledger, self.verifier, self.cutoff)
+        # Card-pair conflicts at ingest use a model judge's deterministic pre-stage only.
+        self.ledger = Ledger(self.config.ledger, getattr(self.verifier, "prestage", self.verifier), self.cutoff)
         self.question_terms = content_terms(plan.question)
+        for part in (self.planner, self.verifier, self.claim_stage):
+            # Model-backed parts record their own calls (the planner's were made before the run).
+            attach = getattr(part, "attach", None)
+            if attach is not None:
+                attach(rec)
         rec.emit(PlanCreated, plan=plan, planner=PolicyRef(name=self.planner.name, version=self.planner.version))
         self.states = {
             sq.id: SubQuestionState(
@@ -150,7 +160,7 @@ class ResearchEngine:
                 self._set_status(state, "exhausted", "the run stopped before this sub-question found evidence")
 
         plan = self.plan  # now including any expansion sub-questions
-        claims = write_and_verify(plan, self.ledger, self.verifier, rec, self._on_topic_cards)
+        claims = self.claim_stage(plan, self.ledger, self.verifier, rec, self._on_topic_cards)
         kept_ids = {c.claim.claim_id for c in claims}
         dropped = [e.claim_id for e in rec.events if e.type == "drop"]
         outcomes = {
@@ -159,6 +169,7 @@ class ResearchEngine:
             for sid, s in self.states.items()
         }
         report = build_report(plan, outcomes, self.ledger, claims, dropped, dict(self.resolved), self.cutoff)
+        report = audit_report(report, self.ledger, lambda doc_id: self.read_docs.get(doc_id, (None, 0))[0], rec)
         rec.emit(ReportWritten, report=report)
         outcome = self._outcome(report, claims, kept_ids, dropped, stop_reason)
         rec.emit(RunFinished, outcome=outcome)
@@ -230,8 +241,15 @@ class ResearchEngine:
             return "stop", f"maximum of {round_no} rounds reached", HARD_LIMIT
         if not signals.open_subqs:
             return "stop", "no sub-question can be searched any more", HARD_LIMIT
+        self._brief(self.policies.stop, None)
         choice = self.policies.stop.decide_stop(signals)
         return str(choice.value), choice.reason, self.policies.stop.ref
+
+    def _brief(self, policy: object, subq: str | None, doc_id: str | None = None) -> None:
+        """A policy that reads the run (`DecisionObserver`, e.g. the LLM policy) is handed the
+        recorder and what the coming decision concerns, just before it decides."""
+        if isinstance(policy, DecisionObserver):
+            policy.before_decision(self.rec, subq, doc_id)
 
     def _angle_candidates(self, state: SubQuestionState) -> list[AngleCandidate]:
         base = state.query or ""
@@ -297,6 +315,7 @@ class ResearchEngine:
         candidates = self._angle_candidates(state)
         angle_state = AngleState(round=round_no, base_query=state.query or "", tried_queries=list(state.queries),
                                  deficit=self._deficit(sid), dependent=bool(state.sq.depends_on))
+        self._brief(self.policies.angle, sid)
         choice = self.policies.angle.choose_angle(angle_state, candidates)
         picked = candidates[int(choice.value)]  # type: ignore[call-overload]
         decision = rec.emit(AngleDecision, subq=sid, state=angle_state, candidates=[c.query for c in candidates],
@@ -337,6 +356,7 @@ class ResearchEngine:
         names = {e.lower() for e in state.entities}
         read_state = ReadState(hits=list(hits), already_read=sorted(self.ledger.documents), reads_left=max(0, reads_left),
                                named=[h.doc_id for h in hits if names_title(h.title, names)])
+        self._brief(self.policies.read, sid)
         choice = self.policies.read.choose_reads(read_state, relevance, max(0, reads_left))
         chosen = list(choice.value)[: max(0, reads_left)]  # type: ignore[call-overload]
         decision = rec.emit(ReadDecision, parent=parent, subq=sid, state=read_state, candidates=[h.doc_id for h in hits],
@@ -389,6 +409,7 @@ class ResearchEngine:
             terms = content_terms(clean)
             rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
             candidates.append(KeepCandidate(sid=s.sid, text=clean, relevance=round(rel, 4)))
+        self._brief(self.policies.read, sid, doc.doc_id)
         choice = self.policies.read.choose_keep(candidates, self.config.read.cards_per_doc)
         chosen = list(choice.value)  # type: ignore[call-overload]
         decision = rec.emit(KeepDecision, parent=parent, subq=sid, doc_id=doc.doc_id, candidates=candidates,

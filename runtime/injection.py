@@ -53,6 +53,23 @@ STRONG_CUES: tuple[str, ...] = (
     "新的指令",
     "请在报告末尾",
     "请在总结",
+    # Directives to whoever writes the report (seed 14.2: the goal is narrative control);
+    # found by the injection benchmark, none occurs in the clean corpus.
+    "add this link",
+    "include this link",
+    "add the following link",
+    "in your report",
+    "in your summary",
+    "in your answer",
+    "to your report",
+    "when summarising",
+    "when summarizing",
+    "always mention",
+    "system note",
+    "系统提示",
+    "你现在是",
+    "在报告中",
+    "在回答中",
 )
 # Ordinary words that are suspicious only together (an encyclopedia has "assistant coach").
 WEAK_CUES: tuple[str, ...] = (
@@ -99,12 +116,28 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
 
 
+# A link the text tells its reader (a person or a model) to use is the payload of seed 14.2's
+# narrative control ("add this link to the report"), however the request is phrased. A full
+# URL inside a sentence is never the fact a report cites (the card carries its source's URL),
+# so one is enough; a bare `www.` name is flagged only when the text addresses its reader.
+_URL = re.compile(r"\bhttps?://\S")
+_LINK = re.compile(r"https?://|\bwww\.")
+_READER = re.compile(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
+
+
 def detect_injection(text: str) -> InjectionFinding | None:
     """Rule-based injection check; None when no rule fires."""
     norm = _normalise(text)
     strong = [cue for cue, pattern in _STRONG if pattern.search(norm)]
     if strong:
         return InjectionFinding(cues=strong, reason=f"instruction cue {strong[0]!r}")
+    url = _URL.search(norm)
+    if url:
+        return InjectionFinding(cues=["url"], reason="carries a URL: retrieved text never supplies a report's links")
+    reader = _READER.search(norm)
+    if reader and _LINK.search(norm):
+        return InjectionFinding(cues=["link", reader.group()],
+                                reason=f"a link addressed to the reader ({reader.group()!r})")
     weak = [cue for cue, pattern in _WEAK if pattern.search(norm)]
     if len(weak) >= 2:
         return InjectionFinding(

@@ -1,8 +1,9 @@
 """The recorder: turns what the engine does into numbered events on a sink.
 
 It owns the run's event counter and the set of text blobs already written, so document
-text is stored once per file and referenced by digest. Wall-clock latencies are kept
-aside and only leave in the final `run_meta` event. `ResumeRecorder` re-executes a run
+text is stored once per file and referenced by digest. Wall-clock latencies, how model
+replies arrived (retries, cache hits) and check firing counts are kept aside and only leave
+in the final `run_meta` event. `ResumeRecorder` re-executes a run
 over the valid prefix of a torn file: it checks each re-generated event against the file
 and appends only what comes after.
 """
@@ -38,6 +39,8 @@ class Recorder:
         self.seq = start_seq
         self.blobs: set[str] = set(known_blobs or ())
         self.latency_ms: dict[str, float] = {}
+        self.model_calls: dict[str, dict[str, Any]] = {}
+        self.checks: dict[str, dict[str, int]] = {}
         self.events: list[BaseEvent] = []
         self.started_at = utc_now()
         crash_after = os.environ.get(CRASH_ENV)
@@ -65,6 +68,16 @@ class Recorder:
     def latency(self, seq: int, ms: float) -> None:
         self.latency_ms[str(seq)] = round(ms, 3)
 
+    def model_call_meta(self, seq: int, attempts: list[str], cached: bool) -> None:
+        """How a model call's reply arrived: metadata, like latency, never part of the event."""
+        self.model_calls[str(seq)] = {"attempts": list(attempts), "cached": cached}
+
+    def check(self, name: str, fired: bool) -> None:
+        """Count one run of the check `name`, and whether it fired (for firing rates)."""
+        counts = self.checks.setdefault(name, {"ran": 0, "fired": 0})
+        counts["ran"] += 1
+        counts["fired"] += int(fired)
+
     def finish(self, wall_ms: float) -> None:
         self.emit(
             RunMeta,
@@ -73,6 +86,8 @@ class Recorder:
             wall_ms=round(wall_ms, 3),
             host={"python": sys.version.split()[0], "platform": platform.platform(), "machine": platform.machine()},
             latency_ms=self.latency_ms,
+            model_calls=self.model_calls,
+            checks={name: dict(counts) for name, counts in sorted(self.checks.items())},
         )
         self.sink.close()
 

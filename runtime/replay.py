@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from runtime.config import ResearchConfig
 from runtime.engine import HARD_LIMIT, ResearchEngine
+from runtime.llm.parts import MODEL_PART_VERSIONS, LLMPartsError, RunParts, parts_from_header
 from runtime.planner import Planner, PlanValidationError, QuestionError, resolve_planner
 from runtime.policies import PolicySet, resolve_policies
 from runtime.policies.scripted import ScriptDivergence, ScriptedAngle, ScriptedRead, ScriptedStop
@@ -52,6 +53,8 @@ class Components:
     policies: PolicySet
     verifier: Verifier
     cutoff: str | None
+    claim_stage: Any = None
+    """The model-backed claim stage (writer, critic), or None for the rule-based one."""
 
 
 def policy_spec_of(header: RunHeader) -> str:
@@ -123,7 +126,7 @@ def branch_policies(header: RunHeader, events: Sequence[BaseEvent], config: Rese
         raise ReplayError(f"{header.run_id} is a branch at seq {branch.branch_seq}, but the file does not reach "
                           "that decision; re-run the branch from its parent instead")
     value = at.candidates[branch.forced_choice] if at.type == "angle_decision" else branch.forced_choice  # type: ignore[attr-defined]
-    then = resolve_policies(branch.continuation_policy, config, header.spec.seed)
+    then = resolve_policies(branch.continuation_policy, config, header.spec.seed, recorded=events)
     return scripted_policies(events, branch.branch_seq, then, (at.type, value))
 
 
@@ -133,14 +136,30 @@ def build_components(header: RunHeader, events: Sequence[BaseEvent], *, config: 
     """Every component of the run, rebuilt from its header; keyword arguments swap one."""
     spec = header.spec
     config = config or config_from_spec(spec)
-    planner = resolve_planner(spec.planner.name, config.planner)
+    parts = model_parts(header, events, config, verifier_name)
     if policies is None:
         if policy_spec is None and spec.branch is not None:
             policies = branch_policies(header, events, config)
         else:
-            policies = resolve_policies(policy_spec or policy_spec_of(header), config, spec.seed)
-    verifier = make_verifier(verifier_name or spec.verifier.name, config)
-    return Components(config, planner, policies, verifier, corpus_cutoff(header, events))
+            # An llm policy answers the requests the run recorded from its model_call events.
+            policies = resolve_policies(policy_spec or policy_spec_of(header), config, spec.seed, recorded=events)
+    return Components(config, parts.planner, policies, parts.verifier, corpus_cutoff(header, events),
+                      parts.claim_stage)
+
+
+def model_parts(header: RunHeader, events: Sequence[BaseEvent], config: ResearchConfig,
+                verifier_name: str | None = None) -> RunParts:
+    """Planner, verifier and claim stage from the header; model-backed ones answer from the
+    run's recorded `model_call` replies (a swapped-in `judge` verifier needs the run to have
+    recorded a model)."""
+    spec = header.spec
+    name = verifier_name or spec.verifier.name
+    try:
+        return parts_from_header(config, spec.planner, name, spec.verifier, spec.policies, events)
+    except (LLMPartsError, PlanValidationError) as exc:
+        raise ReplayError(str(exc)) from exc
+    except ValueError as exc:  # an unknown verifier name
+        raise ReplayError(str(exc)) from exc
 
 
 def execute(header: RunHeader, comps: Components, search_tool, read_tool,  # noqa: ANN001 - tool protocols
@@ -150,7 +169,7 @@ def execute(header: RunHeader, comps: Components, search_tool, read_tool,  # noq
     sink = MemorySink()
     sink.write_header(header)
     engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search_tool, read_tool,
-                            comps.cutoff, sleep=sleep)
+                            comps.cutoff, sleep=sleep, claim_stage=comps.claim_stage)
     engine.run(header, plan, Recorder(header, sink))
     return sink.events
 
@@ -235,12 +254,14 @@ def header_findings(header: RunHeader) -> tuple[list[str], list[str]]:
         changed = sorted(k for k in {*spec.config, *config.model_dump(mode="json")}
                          if spec.config.get(k) != config.model_dump(mode="json").get(k))
         problems.append(f"config digest differs: the header's config resolves differently now (sections {changed})")
-    planner = resolve_planner(spec.planner.name, config.planner)
-    if planner.version != spec.planner.version:
-        problems.append(f"planner {spec.planner.name} is version {planner.version}, header has {spec.planner.version}")
-    verifier = make_verifier(spec.verifier.name, config)
-    if verifier.version != spec.verifier.version:
-        problems.append(f"verifier {spec.verifier.name} is version {verifier.version}, header has {spec.verifier.version}")
+    planner_version = MODEL_PART_VERSIONS.get(("planner", spec.planner.name)) or \
+        resolve_planner(spec.planner.name, config.planner).version
+    if planner_version != spec.planner.version:
+        problems.append(f"planner {spec.planner.name} is version {planner_version}, header has {spec.planner.version}")
+    verifier_version = MODEL_PART_VERSIONS.get(("verifier", spec.verifier.name)) or \
+        make_verifier(spec.verifier.name, config).version
+    if verifier_version != spec.verifier.version:
+        problems.append(f"verifier {spec.verifier.name} is version {verifier_version}, header has {spec.verifier.version}")
     for kind, ref in sorted(spec.tools.items()):
         if ref.name not in KNOWN_TOOLS:
             warnings.append(f"{kind} tool {ref.name} is not a built-in tool; its recorded responses are served")
@@ -307,7 +328,7 @@ def check_run(run: RunFile) -> ReplayCheck:
     search, read = recorded_tools(run.events, live=None)
     sink = MemorySink()
     engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search, read, comps.cutoff,
-                            sleep=_no_sleep)
+                            sleep=_no_sleep, claim_stage=comps.claim_stage)
     rec = Recorder(run.header, sink)
     stopped = None
     try:

@@ -61,7 +61,8 @@ def resume_run(path: str | Path, corpus: Path | None = None, kit: ResearchKit | 
         return FileSink(path, append=True)
 
     rec = ResumeRecorder(run.header, open_sink, run.events)
-    engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search, read, comps.cutoff)
+    engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search, read, comps.cutoff,
+                            claim_stage=comps.claim_stage)
     try:
         result = engine.run(run.header, comps.planner.plan(spec.question), rec)
     except (ResumeDivergence, ScriptDivergence) as exc:

@@ -8,6 +8,7 @@ the same inputs write the same file.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from importlib import metadata
@@ -17,25 +18,33 @@ from runtime.config import ResearchConfig
 from runtime.corpus import Corpus, load_corpus, load_embedded_corpus
 from runtime.engine import ResearchEngine, RunResult
 from runtime.index import BM25Index
-from runtime.planner import Planner, resolve_planner
+from runtime.llm import ChatClient, ModelEndpoint, ResponseCache, make_client
+from runtime.llm.parts import build_parts, client_args
+from runtime.planner import Planner
 from runtime.policies import resolve_policies
 from runtime.recorder import Recorder
 from runtime.tools import CorpusReadTool, CorpusSearchTool, ReadTool, SearchTool
-from runtime.verifier import Verifier, resolve_verifier
+from runtime.verifier import Verifier
 from trajectories.header import ComponentRef, RunHeader, RunSpec, content_digest
 from trajectories.runfile import EventSink, FileSink
 
 PACKAGES = ("citeloop", "pydantic", "bm25s", "datasketch", "PyStemmer")
 
 
-def package_versions() -> dict[str, str]:
-    versions = {}
+@functools.cache
+def _installed_versions() -> tuple[tuple[str, str], ...]:
+    versions = []
     for name in PACKAGES:
         try:
-            versions[name] = metadata.version(name)
+            versions.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            versions[name] = "not-installed"
-    return versions
+            versions.append((name, "not-installed"))
+    return tuple(versions)
+
+
+def package_versions() -> dict[str, str]:
+    """Versions of the packages a run depends on (read once per process: branching asks for every rollout)."""
+    return dict(_installed_versions())
 
 
 @dataclass
@@ -68,19 +77,24 @@ def make_spec(
     verifier: Verifier,
     search_tool: SearchTool,
     read_tool: ReadTool,
+    roles: dict[str, ComponentRef] | None = None,
+    prompt_versions: dict[str, str] | None = None,
 ) -> RunSpec:
+    """The run's spec. Model-backed parts add their client (`ref_args`), their roles (writer,
+    critic) beside the policy spec, and the versions of the prompts they use."""
     return RunSpec(
         question=question,
         seed=seed,
         config=config.model_dump(mode="json"),
         config_digest=config.digest(),
-        planner=ComponentRef(name=planner.name, version=planner.version),
-        policies={"spec": ComponentRef(name=policy_spec, version="1")},
+        planner=ComponentRef(name=planner.name, version=planner.version, args=getattr(planner, "ref_args", {})),
+        policies={"spec": ComponentRef(name=policy_spec, version="1"), **(roles or {})},
         tools={
             "search": ComponentRef(name=search_tool.name, version=search_tool.version, args={"k": config.search.k}),
             "read": ComponentRef(name=read_tool.name, version=read_tool.version),
         },
-        verifier=ComponentRef(name=verifier.name, version=verifier.version),
+        verifier=ComponentRef(name=verifier.name, version=verifier.version, args=getattr(verifier, "ref_args", {})),
+        prompt_versions=prompt_versions or {},
         corpus_fingerprint=kit.corpus.fingerprint,
         corpus_source=kit.corpus.source,
         corpus_cutoff=kit.corpus.cutoff,
@@ -101,17 +115,29 @@ def run_research(
     read_tool: ReadTool | None = None,
     planner: Planner | str = "rule",
     verifier_name: str = "lexical",
+    writer: str = "rule",
+    critic: str = "none",
+    llm: str | ModelEndpoint | ChatClient | None = None,
 ) -> tuple[RunResult, Path | None]:
-    """Plan (errors raise before anything is written), then run with full capture."""
+    """Plan (errors raise before anything is written), then run with full capture.
+
+    `planner="llm"`, `verifier_name="judge"`, `writer="llm"` and `critic="llm"` put a model
+    behind those roles; `llm` is the model: `fake:NAME`, an endpoint, or a ready client.
+    """
     config = config or ResearchConfig()
-    if isinstance(planner, str):
-        planner = resolve_planner(planner, config.planner)
+    client, args = _client(llm)
+    parts = build_parts(config, planner=planner if isinstance(planner, str) else "rule", verifier=verifier_name,
+                        writer=writer, critic=critic, client=client, args=args)
+    if not isinstance(planner, str):
+        parts.planner = planner
+    planner = parts.planner
     plan = planner.plan(question)
-    verifier = resolve_verifier(verifier_name, config.verifier)
+    verifier = parts.verifier
     search_tool = search_tool or CorpusSearchTool(kit.corpus, kit.index)
     read_tool = read_tool or CorpusReadTool(kit.corpus)
     policies = resolve_policies(policy_spec, config, seed)
-    spec = make_spec(plan.question, seed, config, kit, policy_spec, planner, verifier, search_tool, read_tool)
+    spec = make_spec(plan.question, seed, config, kit, policy_spec, planner, verifier, search_tool, read_tool,
+                     parts.roles, parts.prompt_versions)
     header = RunHeader(run_id=run_id_for(spec), spec=spec)
     path = None
     if sink is None:
@@ -121,6 +147,21 @@ def run_research(
         sink = FileSink(path)
     sink.write_header(header)
     rec = Recorder(header, sink)
-    engine = ResearchEngine(config, planner, policies, verifier, search_tool, read_tool, kit.corpus.cutoff)
+    engine = ResearchEngine(config, planner, policies, verifier, search_tool, read_tool, kit.corpus.cutoff,
+                            claim_stage=parts.claim_stage)
     result = engine.run(header, plan, rec)
     return result, path
+
+
+def _client(llm: str | ModelEndpoint | ChatClient | None) -> tuple[ChatClient | None, dict | None]:
+    """The model client and what the header records about it. A served endpoint gets the
+    on-disk response cache, so re-runs cost nothing; a fake needs none."""
+    if llm is None:
+        return None, None
+    if isinstance(llm, (str, ModelEndpoint, dict)):
+        cache = None if isinstance(llm, str) else ResponseCache.from_env()
+        client = make_client(llm, cache=cache)
+        return client, client_args(llm, client)
+    name = getattr(llm, "name", None)
+    spec = f"fake:{name}" if getattr(llm, "model", "").startswith("fake:") and name else llm.model
+    return llm, client_args(spec, llm)

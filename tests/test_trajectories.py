@@ -16,6 +16,7 @@ from trajectories.events import (
     BaseEvent,
     CardCreated,
     CardRejected,
+    CitationRemoved,
     ClaimDrafted,
     ClaimDropped,
     ClaimRewritten,
@@ -24,6 +25,7 @@ from trajectories.events import (
     Event,
     ModelCall,
     ModelMessage,
+    PartFallback,
     PlanCreated,
     SubQuestionAdded,
     TokenLogprob,
@@ -155,6 +157,10 @@ def _hand_made_events(captured: Captured) -> list[BaseEvent]:
                   attempts=["rate_limited", "ok"], usage={"prompt_tokens": 40, "completion_tokens": 2},
                   logprobs=[TokenLogprob(token="ent", logprob=-0.05, token_id=1234, top={"con": -3.2}),
                             TokenLogprob(token="ail", logprob=-0.01)]),
+        PartFallback(run_id=run_id, seq=107, parent_seq=106, subq=claim.subq, part="writer",
+                     fallback="rule writer", reason="unusable reply: reply is not JSON", model_call_seqs=[106]),
+        CitationRemoved(run_id=run_id, seq=108, claim_id=claim.claim_id, card_id=cards[0].card_id,
+                        reason="the quote does not appear in the text of the source", claim_removed=True),
     ]
 
 

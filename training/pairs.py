@@ -4,7 +4,8 @@ Decisions are chosen by training/sampling.py (tagged, deduplicated, balanced). E
 branched once with its recorded action and once with each of up to K alternative actions;
 every branch continues with the run's own policy, so the two sides of a pair differ only in
 the action at that decision (training/rollouts.py, serially, in a process pool or on Ray).
-A pair (prompt, chosen, rejected) is emitted when the outcome-score margin is at least
+Every two of a decision's K+1 outcomes are compared (the recorded action need not be one
+side). A pair (prompt, chosen, rejected) is emitted when the outcome-score margin is at least
 `min_margin` and the chosen side's report passes the verifier: at least one cited claim,
 and every cited claim's verdict `entail`. Rows keep provenance: run, branch point, kind,
 both outcome scores (and their gold recall, where gold exists), margin, policy versions.
@@ -16,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,12 @@ class PairExport:
     duplicates: int = 0
     engine: str = "serial"
     workers: int = 1
+    outcomes: dict[tuple[str, int, str], Outcome] = field(default_factory=dict)
+    """(run path, decision seq, action) -> the scored branch."""
+    failed: dict[tuple[str, int], str] = field(default_factory=dict)
+    """(run path, decision seq) -> why it could not be branched."""
+    actions: dict[tuple[str, int], tuple[str, list[str]]] = field(default_factory=dict)
+    """(run path, decision seq) -> (recorded action, alternatives branched)."""
 
     def counts(self) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -226,22 +234,35 @@ def export_pairs(paths: Iterable[Path], decision: str = "all", alternatives_k: i
     except ValueError as exc:
         raise ExportError(str(exc)) from exc
     result.rollout_seconds = time.perf_counter() - started
-    outcomes = {(r.path, seq, a): o for r in rolled for (seq, a), o in r.outcomes.items()}
-    failed = {(r.path, seq): why for r in rolled for seq, why in r.errors.items()}
+    result.outcomes = {(r.path, seq, a): o for r in rolled for (seq, a), o in r.outcomes.items()}
+    result.failed = {(r.path, seq): why for r in rolled for seq, why in r.errors.items()}
+    result.actions = actions
     result.rollouts = sum(r.rollouts for r in rolled)
+    return emit_pairs(result, min_margin, test_share, score_by_gold, search_cost)
+
+
+def emit_pairs(rolled: PairExport, min_margin: float, test_share: float, score_by_gold: bool = True,
+               search_cost: float = 0.01) -> PairExport:
+    """The pairs of `rolled`'s outcomes: every two outcomes of a decision, compared (see module docstring).
+
+    Rescoring (`score_by_gold`) reuses the rollouts, so gold-scored and gold-free pair sets of
+    the same decisions cost one set of rollouts."""
+    result = PairExport(selection=rolled.selection, rollouts=rolled.rollouts, rollout_seconds=rolled.rollout_seconds,
+                        engine=rolled.engine, workers=rolled.workers, outcomes=rolled.outcomes,
+                        failed=rolled.failed, actions=rolled.actions)
     emitted: Counter = Counter()
     seen: set[str] = set()
-    for ref in selection.decisions:
-        if (ref.path, ref.seq) in failed:
-            result.errors.append({"path": ref.path, "seq": str(ref.seq), "reason": failed[(ref.path, ref.seq)]})
+    for ref in result.selection.decisions:
+        if (ref.path, ref.seq) in result.failed:
+            result.errors.append({"path": ref.path, "seq": str(ref.seq), "reason": result.failed[(ref.path, ref.seq)]})
             continue
-        run, (base_action, others) = selection.runs[ref.path], actions[(ref.path, ref.seq)]
+        run, (base_action, others) = result.selection.runs[ref.path], result.actions[(ref.path, ref.seq)]
         event = event_at(run, ref.seq)
         result.examined[ref.kind] += 1
-        base = (base_action, outcomes[(ref.path, ref.seq, base_action)])
-        for action in others:
-            alt = (action, outcomes[(ref.path, ref.seq, action)])
-            chosen, rejected = (base, alt) if base[1].score >= alt[1].score else (alt, base)
+        group = [(a, result.outcomes[(ref.path, ref.seq, a)].rescored(score_by_gold, search_cost))
+                 for a in (base_action, *others)]
+        for first, second in combinations(group, 2):
+            chosen, rejected = (first, second) if first[1].score >= second[1].score else (second, first)
             if chosen[1].score == rejected[1].score:
                 result.left_out["both outcomes score the same"] += 1
             elif chosen[1].score - rejected[1].score < min_margin:
@@ -257,7 +278,7 @@ def export_pairs(paths: Iterable[Path], decision: str = "all", alternatives_k: i
                 seen.add(key)
                 result.rows[split_of(ref.question, test_share)].append(row)
                 emitted[ref.path] += 1
-    for path, run in selection.runs.items():
+    for path, run in result.selection.runs.items():
         spec = run.header.spec
         result.runs.append({"run_id": run.run_id, "path": path, "question": spec.question,
                             "corpus": spec.corpus_source, "policy": policy_spec_of(run.header),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from typing import Any
 
@@ -61,6 +61,16 @@ class Outcome:
     """Gold recall of what the branch read, where the gold file has the question."""
     searches: int
     run_id: str
+    filters_score: float
+    """The gold-free score, kept beside `score` so one set of rollouts can be scored both ways."""
+
+    def rescored(self, score_by_gold: bool, search_cost: float) -> Outcome:
+        """This outcome scored by gold recall (where known) or by the filters alone; custom scores stay."""
+        if self.basis == "custom":
+            return self
+        if score_by_gold and self.gold_recall is not None:
+            return replace(self, score=round(self.gold_recall - search_cost * self.searches, 6), basis="gold_recall")
+        return replace(self, score=self.filters_score, basis="filters")
 
 
 def report_verified(events: list[BaseEvent]) -> bool:
@@ -80,15 +90,12 @@ def filter_quality(header: RunHeader, events: list[BaseEvent]) -> tuple[float, i
 
 def score_outcome(header: RunHeader, events: list[BaseEvent], settings: OutcomeSettings) -> Outcome:
     gold = settings.gold.recall(header.spec.question, events) if settings.gold is not None else None
-    searches = sum(1 for e in events if e.type == "search_result")
+    quality, searches = filter_quality(header, events)
+    filters_score = round(quality - settings.search_cost * searches, 6)
+    outcome = Outcome(filters_score, "filters", report_verified(events), gold, searches, header.run_id, filters_score)
     if settings.custom is not None:
-        score, basis = settings.custom(header, events), "custom"
-    elif gold is not None and settings.score_by_gold:
-        score, basis = gold - settings.search_cost * searches, "gold_recall"
-    else:
-        quality, searches = filter_quality(header, events)
-        score, basis = quality - settings.search_cost * searches, "filters"
-    return Outcome(round(score, 6), basis, report_verified(events), gold, searches, header.run_id)
+        return replace(outcome, score=round(settings.custom(header, events), 6), basis="custom")
+    return outcome.rescored(settings.score_by_gold, settings.search_cost)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from trajectories.models import (
     Claim,
@@ -350,8 +350,40 @@ class ModelCall(BaseEvent):
     """Token usage (`prompt_tokens`, `completion_tokens`, ...), when the server returns it."""
     logprobs: list[TokenLogprob] | None = None
     """Per-token logprobs of the completion, when requested and returned."""
-    cached: bool = False
-    """Served from the response cache, not the model."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_transport_facts(cls, data: Any) -> Any:
+        # Files written before the transport facts moved to `run_meta.model_calls` carry
+        # `attempts` and `cached` here; they say how a reply arrived, not what it was.
+        if isinstance(data, dict) and ("attempts" in data or "cached" in data):
+            data = {k: v for k, v in data.items() if k not in ("attempts", "cached")}
+        return data
+
+
+class PartFallback(BaseEvent):
+    """A model-backed part could not be used as designed and its rule-based stand-in took over."""
+
+    type: Literal["part_fallback"] = "part_fallback"
+    part: Literal["planner", "writer", "judge", "critic"]
+    """Which role fell back."""
+    fallback: str
+    """What took over, e.g. `rule planner`, `rule writer`, `deterministic verdict`, `no veto`."""
+    reason: str
+    """Why, e.g. the plan gate's reasons or the reply's parse error."""
+    model_call_seqs: list[int] = Field(default_factory=list)
+    """The `model_call` events whose replies were rejected."""
+
+
+class CitationRemoved(BaseEvent):
+    """The output audit (seed 14.3) found a citation whose quote its source does not bear out."""
+
+    type: Literal["citation_removed"] = "citation_removed"
+    claim_id: str
+    card_id: str
+    reason: str
+    claim_removed: bool
+    """True when this was the claim's last citation, so the claim left the report."""
 
 
 # --------------------------------------------------------------------------- outcome
@@ -387,6 +419,13 @@ class RunMeta(BaseEvent):
     host: dict[str, str]
     latency_ms: dict[str, float]
     """Tool-call latency by event seq (as a string key)."""
+    model_calls: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """How each model call's reply arrived, by `model_call` seq: `attempts` (status of every
+    try, retries included; empty for a cache hit) and `cached`. Transport facts, so they sit
+    here: a replay served from a cache records the same `model_call` events."""
+    checks: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per check (e.g. `judge`, `writer_numbers`, `audit`): `ran` and `fired` counts in this run,
+    so firing rates can be measured (seed 002: a check that fires often is a bug)."""
 
 
 Event = Union[
@@ -411,6 +450,8 @@ Event = Union[
     ClaimDropped,
     DeadEnd,
     ModelCall,
+    PartFallback,
+    CitationRemoved,
     ReportWritten,
     RunFinished,
     RunMeta,

@@ -16,7 +16,6 @@ import re
 import time
 from typing import Any, Literal, Protocol
 
-import openai
 from pydantic import BaseModel, ConfigDict, Field
 
 from runtime.llm.cache import ResponseCache
@@ -193,6 +192,8 @@ class OpenAIChatClient:
         self.endpoint = endpoint
         self.cache = cache
         self._sleep = sleep  # injectable so tests need not wait out the backoff
+        import openai  # here, not at module level: the package takes seconds to import
+
         self._client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key(),
                                      timeout=endpoint.timeout_s, max_retries=0)
 
@@ -244,6 +245,8 @@ class OpenAIChatClient:
                 kwargs["top_logprobs"] = s.top_logprobs
         if constraint is not None:
             kwargs.update(constraint.request_fields())
+        import openai
+
         try:
             raw = self._client.chat.completions.with_raw_response.create(**kwargs)
             body_text = raw.text

@@ -6,7 +6,10 @@ that bear on the claim. It never asks for a verdict. A copied line counts only i
 appears verbatim (up to whitespace) in one evidence sentence; the rest are recorded as
 rejected, so a model that invents or paraphrases a sentence cannot overturn anything. The
 verdict then follows from the counted sentences by the same kinds of rules the lexical
-verifier uses (term support, negation, numbers).
+verifier uses (term support, negation, numbers). The pre-stage fires only in its gray zone
+(support between `irrelevant_below` and `partial_support`), where the quoted sentences alone
+can never reach the lexical thresholds; there, verbatim quotes that hold every number of the
+claim make it `partial`, which the claim loop weakens once and re-checks.
 
 Whenever the step cannot be trusted (a failed call, an unparsable reply, nothing counted,
 counted sentences that settle nothing) the deterministic verdict stands and the record
@@ -153,6 +156,15 @@ def decide_from_quotes(claim_id: str, claim: str, quoted: Sequence[EvidenceSente
                              reason=f"quoted sentences {ids} carry part of the claim",
                              support=round(support, 4), missing_terms=missing_terms,
                              missing_numbers=missing_numbers)
+    if support >= config.irrelevant_below and not missing_numbers:
+        # The gray zone the pre-stage could not call: the model picked these sentences as
+        # bearing on the claim, code found them verbatim with every number of the claim.
+        # That settles "partial": the claim is weakened once and checked again (seed 7.3),
+        # so the model's pick never keeps a claim by itself.
+        return VerdictRecord(claim_id=claim_id, verdict="partial", checker="extraction_gray",
+                             reason=f"quoted sentences {ids} bear on the claim and hold all its numbers, "
+                                    f"but only {support:.0%} of its terms",
+                             support=round(support, 4), missing_terms=missing_terms)
     return None
 
 

@@ -1,4 +1,5 @@
-"""Model calls into the trajectory: one `ModelCall` event per call, its latency to `run_meta`."""
+"""Model calls into the trajectory: one `ModelCall` event per call; its latency, retries and
+cache hit go to `run_meta` (transport facts), so a cached replay records the same event."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ def record_reply(recorder: Recorder, prompt: RenderedPrompt, reply: ModelReply, 
         sampling=sampling.model_dump(mode="json"),
         constraint=constraint.model_dump(mode="json") if constraint else None,
         request_digest=reply.request_digest, status=reply.status, completion=reply.text,
-        finish_reason=reply.finish_reason, error=reply.error, attempts=reply.attempts, usage=reply.usage,
-        logprobs=reply.logprobs, cached=reply.cached,
+        finish_reason=reply.finish_reason, error=reply.error, usage=reply.usage,
+        logprobs=reply.logprobs,
     )
     recorder.latency(event.seq, reply.latency_s * 1000.0)
+    recorder.model_call_meta(event.seq, list(reply.attempts), reply.cached)
     return event
 
 

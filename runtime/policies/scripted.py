@@ -56,6 +56,13 @@ class _Script:
     def _handover(self) -> None:
         self.ref = self.then.ref
 
+    def before_decision(self, recorder: Any, subq: str | None, doc_id: str | None = None) -> None:
+        """Pass the engine's briefing on: a `then` policy that reads the run (the LLM policy)
+        must have seen the replayed prefix by the time it takes over."""
+        hook = getattr(self.then, "before_decision", None)
+        if hook is not None:
+            hook(recorder, subq, doc_id)
+
 
 class ScriptedStop(_Script):
     def __init__(self, choices: list[str], then: Any, forced: dict[int, str] | None = None,

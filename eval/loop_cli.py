@@ -1,0 +1,38 @@
+"""`citeloop loop --config configs/loop/NAME.yaml`: research, filter, pairs, train, serve, evaluate, report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from eval.loop import load_loop_config, run_loop
+
+
+def loop_command(
+    config: Path = typer.Option(..., "--config", help="Loop config (configs/loop/*.yaml)."),
+    out: Path = typer.Option(None, "--out", help="Output directory (default: the config's `out`)."),
+    as_json: bool = typer.Option(False, "--json", help="Print report.json on stdout."),
+) -> None:
+    """The whole cycle: trained policy vs the rules it started from, on questions it never saw."""
+    loop_config = load_loop_config(config)
+    if out is not None:
+        loop_config = loop_config.model_copy(update={"out": out})
+    err = Console(stderr=True)
+    report = run_loop(loop_config, log=lambda line: err.print(line, markup=False))
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        return
+    table = Table("policy", "questions", "gold recall", "searches/q", "unsupported", "fallback rate", "latency s")
+    for name, r in report["policies"].items():
+        table.add_row(name, str(r["questions"]), str(r["retrieved_recall"]), str(r["searches_per_q"]),
+                      str(r["unsupported_claim_rate"]), str(r["fallback_rate"]), str(r["latency_median_s"]))
+    Console().print(table)
+    Console().print(f"wrote {loop_config.out}/report.json, report.md, report.png")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("loop")(loop_command)

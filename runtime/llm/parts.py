@@ -1,0 +1,139 @@
+"""Which roles a model plays in a run: building the planner, verifier and claim stage from
+their registry names, for a new run (a live or fake client) or a replay (the run's recorded
+replies).
+
+Names: planner `rule` | `naive` | `llm`; verifier `lexical` (or any registered one) |
+`judge`; writer `rule` | `llm`; critic `none` | `llm`. Model-backed parts carry `ref_args`
+(the client spec, model name and sampling) that the run header records, so a replay can
+rebuild them around a `RecordedChatClient` that serves the same replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.claims import CheckedClaim, write_and_verify
+from runtime.config import ResearchConfig
+from runtime.ledger import Ledger
+from runtime.llm.client import ChatClient, ModelEndpoint, Sampling
+from runtime.llm.critic import LLMCritic
+from runtime.llm.judge_verifier import JudgeVerifier
+from runtime.llm.planner import LLMPlanner
+from runtime.llm.prompts import PromptLibrary
+from runtime.llm.recorded import RecordedChatClient
+from runtime.llm.writer import LLMClaimWriter
+from runtime.planner import PLANNERS, Planner, resolve_planner
+from runtime.recorder import Recorder
+from runtime.verifier import Verifier, resolve_verifier
+from trajectories.events import BaseEvent
+from trajectories.header import ComponentRef
+from trajectories.models import EvidenceCard, Plan
+
+WRITERS = ("rule", "llm")
+MODEL_PART_VERSIONS = {("planner", "llm"): LLMPlanner.version, ("verifier", "judge"): JudgeVerifier.version}
+"""Versions of the model-backed planner and verifier, for replay's header check."""
+CRITICS = ("none", "llm")
+
+
+class LLMPartsError(ValueError):
+    """An unknown part name, or a model-backed part without a model client."""
+
+
+def client_args(spec: str | ModelEndpoint | dict[str, Any], client: ChatClient) -> dict[str, Any]:
+    """What the header records about the client: enough to rebuild or replay it."""
+    if isinstance(spec, ModelEndpoint):
+        spec = spec.model_dump(mode="json")
+    return {"client": spec, "model": client.model, "sampling": client.sampling.model_dump(mode="json")}
+
+
+def recorded_client(args: dict[str, Any], events: Sequence[BaseEvent]) -> RecordedChatClient:
+    """The client a replay uses: the run's recorded replies, under the recorded model and sampling."""
+    if "model" not in args or "sampling" not in args:
+        raise LLMPartsError(f"header args {sorted(args)} lack `model`/`sampling`; cannot replay the model calls")
+    return RecordedChatClient(events, args["model"], Sampling.model_validate(args["sampling"]))
+
+
+class LLMClaimStage:
+    """The claim stage with model roles: the LLM writer (or the rule one), then the critic."""
+
+    def __init__(self, writer: LLMClaimWriter | None, critic: LLMCritic | None) -> None:
+        self.writer = writer
+        self.critic = critic
+
+    def __call__(self, plan: Plan, ledger: Ledger, verifier: Verifier, rec: Recorder,
+                 evidence_for: Callable[[str], list[EvidenceCard]]) -> list[CheckedClaim]:
+        if self.writer is not None:
+            kept = self.writer.write_and_verify(plan, ledger, verifier, rec, evidence_for)
+        else:
+            kept = write_and_verify(plan, ledger, verifier, rec, evidence_for)
+        if self.critic is not None:
+            kept = self.critic.review(kept, ledger, rec)
+        return kept
+
+
+@dataclass
+class RunParts:
+    planner: Planner
+    verifier: Verifier
+    claim_stage: LLMClaimStage | None = None
+    """None: the engine's default, rule-based claim stage."""
+    roles: dict[str, ComponentRef] = field(default_factory=dict)
+    """Writer and critic refs, recorded with the header's policies (only when model-backed)."""
+    prompt_versions: dict[str, str] = field(default_factory=dict)
+
+
+def uses_model(planner: str, verifier: str, writer: str, critic: str) -> bool:
+    return planner == "llm" or verifier == "judge" or writer == "llm" or critic == "llm"
+
+
+def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str = "lexical", writer: str = "rule",
+                critic: str = "none", client: ChatClient | None = None, args: dict[str, Any] | None = None,
+                library: PromptLibrary | None = None) -> RunParts:
+    """The run's planner, verifier and claim stage. `args` (see `client_args`) go into the header."""
+    if planner not in {*PLANNERS, "llm"}:
+        raise LLMPartsError(f"unknown planner {planner!r}; valid: {', '.join(sorted({*PLANNERS, 'llm'}))}")
+    if writer not in WRITERS:
+        raise LLMPartsError(f"unknown writer {writer!r}; valid: {', '.join(WRITERS)}")
+    if critic not in CRITICS:
+        raise LLMPartsError(f"unknown critic {critic!r}; valid: {', '.join(CRITICS)}")
+    if uses_model(planner, verifier, writer, critic) and client is None:
+        raise LLMPartsError("a model-backed part (planner llm, verifier judge, writer llm or critic llm) needs a "
+                            "model client: pass --llm fake:NAME or --llm ENDPOINT.yaml")
+    library = library or PromptLibrary()
+    args = args or {}
+    versions: dict[str, str] = {}
+
+    def versioned(part: Any) -> Any:
+        for pid in part.prompt_ids:
+            versions[pid] = str(library.get(pid).version)
+        part.ref_args = dict(args)
+        return part
+
+    the_planner: Planner = (versioned(LLMPlanner(client, config.planner, library)) if planner == "llm"  # type: ignore[arg-type]
+                            else resolve_planner(planner, config.planner))
+    the_verifier: Verifier = (versioned(JudgeVerifier(client, config.verifier, library)) if verifier == "judge"  # type: ignore[arg-type]
+                              else resolve_verifier(verifier, config.verifier))
+    llm_writer = versioned(LLMClaimWriter(client, library)) if writer == "llm" else None  # type: ignore[arg-type]
+    llm_critic = versioned(LLMCritic(client, config.verifier, library)) if critic == "llm" else None  # type: ignore[arg-type]
+    roles = {}
+    if llm_writer is not None:
+        roles["writer"] = ComponentRef(name=llm_writer.name, version=llm_writer.version, args=dict(args))
+    if llm_critic is not None:
+        roles["critic"] = ComponentRef(name=llm_critic.name, version=llm_critic.version, args=dict(args))
+    stage = LLMClaimStage(llm_writer, llm_critic) if roles else None
+    return RunParts(the_planner, the_verifier, stage, roles, dict(sorted(versions.items())))
+
+
+def parts_from_header(config: ResearchConfig, planner: ComponentRef, verifier_name: str, verifier: ComponentRef,
+                      roles: dict[str, ComponentRef], events: Sequence[BaseEvent]) -> RunParts:
+    """The parts a recorded run used, model-backed ones answering from its recorded replies."""
+    writer = roles.get("writer")
+    critic = roles.get("critic")
+    names = {"planner": planner.name, "verifier": verifier_name, "writer": writer.name if writer else "rule",
+             "critic": critic.name if critic else "none"}
+    model_refs = [ref for ref in (planner, verifier, writer, critic) if ref is not None and "model" in ref.args]
+    client = recorded_client(model_refs[0].args, events) if model_refs else None
+    return build_parts(config, client=client, args=model_refs[0].args if model_refs else None, **names)
+

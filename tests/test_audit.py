@@ -1,0 +1,96 @@
+"""The output audit: every citation's quote re-checked against its source text before the
+report is final; failures removed and recorded, firing counted."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from llm_scripts import LELAND, card, recorder
+
+from runtime.audit import audit_report, citation_problem
+from runtime.session import ResearchKit, run_research
+from trajectories.events import CitationRemoved
+from trajectories.models import (
+    Disagreement,
+    ReadResponse,
+    Report,
+    ReportClaim,
+    ReportSection,
+    Sentence,
+)
+from trajectories.runfile import MemorySink
+
+
+def source(doc_id: str, *sentences: str, url: str | None = None, publisher: str = "example.org") -> ReadResponse:
+    return ReadResponse(status="ok", doc_id=doc_id, title="T", url=url or f"https://example.org/{doc_id}",
+                        publisher=publisher, sentences=[Sentence(sid=f"{doc_id}#s{i}", index=i, text=t)
+                                                        for i, t in enumerate(sentences)])
+
+
+QUOTE = "Maximum Overdrive was filmed in Leland, North Carolina."
+
+
+def test_a_quote_found_in_its_source_passes_even_across_invisible_characters() -> None:
+    doc = source("d1", "Intro sentence.", "Maximum Over\u200bdrive was filmed in  Leland, North Carolina.")
+    assert citation_problem(card("c1", QUOTE), doc) is None
+
+
+def test_each_kind_of_mismatch_is_named() -> None:
+    good = source("d1", QUOTE)
+    assert "does not appear" in (citation_problem(card("c1", QUOTE.replace("Leland", "Wilmington")), good) or "")
+    assert "not read in this run" in (citation_problem(card("c1", QUOTE), None) or "")
+    assert "not in the evidence ledger" in (citation_problem(None, good) or "")
+    moved = source("d1", QUOTE, url="https://evil.example/d1")
+    assert "is not the source's https://evil.example/d1" in (citation_problem(card("c1", QUOTE), moved) or "")
+    impostor = source("d1", QUOTE, publisher="Official Studio News")
+    assert "publisher" in (citation_problem(card("c1", QUOTE), impostor) or "")
+    failed = ReadResponse(status="timeout", doc_id="d1")
+    assert "not read" in (citation_problem(card("c1", QUOTE), failed) or "")
+
+
+def _report() -> Report:
+    def rc(cid: str, cites: list[str]) -> ReportClaim:
+        return ReportClaim(claim_id=cid, text="t", citations=cites, verdict="entail", confidence="weak",
+                           independent_sources=1)
+
+    cards = [card("c1", QUOTE, "d1"), card("c2", "Stephen King directed it.", "d2"),
+             card("c3", "It cost 9 million dollars.", "d3")]
+    return Report(question="q", sections=[ReportSection(axis="a1", title="A", claims=[rc("k1", ["c1", "c2"]),
+                                                                                     rc("k2", ["c2"])])],
+                  gaps=[], disagreements=[Disagreement(claim_id="k3", text="t", card_ids=["c3"], counter_card_ids=[])],
+                  dropped=[], assumptions=[], corpus_cutoff=None, evidence=cards)
+
+
+def test_failed_citations_are_removed_and_recorded() -> None:
+    report = _report()
+    ledger = SimpleNamespace(cards={c.card_id: c for c in report.evidence})
+    # d2's text no longer holds the quote: someone rewrote the page (or the card) after reading.
+    docs = {"d1": source("d1", QUOTE), "d2": source("d2", "Stephen King wrote the screenplay."),
+            "d3": source("d3", "It cost 9 million dollars.")}
+    rec, sink = recorder()
+    audited = audit_report(report, ledger, docs.get, rec)  # type: ignore[arg-type]
+    claims = audited.sections[0].claims
+    assert [(c.claim_id, c.citations) for c in claims] == [("k1", ["c1"])]
+    assert audited.dropped == ["k2"] and [c.card_id for c in audited.evidence] == ["c1", "c3"]
+    removed = [e for e in sink.events if isinstance(e, CitationRemoved)]
+    assert [(e.claim_id, e.card_id, e.claim_removed) for e in removed] == [("k1", "c2", False), ("k2", "c2", True)]
+    assert rec.checks["audit"] == {"ran": 3, "fired": 1}  # each card checked once
+
+
+def test_a_clean_report_comes_back_unchanged() -> None:
+    report = _report()
+    ledger = SimpleNamespace(cards={c.card_id: c for c in report.evidence})
+    docs = {"d1": source("d1", QUOTE), "d2": source("d2", "Stephen King directed it."),
+            "d3": source("d3", "It cost 9 million dollars.")}
+    rec, sink = recorder()
+    assert audit_report(report, ledger, docs.get, rec) is report and sink.events == []  # type: ignore[arg-type]
+
+
+def test_every_run_audits_its_citations(kit: ResearchKit) -> None:
+    sink = MemorySink()
+    result, _ = run_research(LELAND, kit, out_dir=None, sink=sink)
+    cited = {c for s in result.report.sections for claim in s.claims for c in claim.citations}
+    cited |= {c for d in result.report.disagreements for c in [*d.card_ids, *d.counter_card_ids]}
+    meta = sink.events[-1]
+    assert cited and meta.checks["audit"] == {"ran": len(cited), "fired": 0}
+    assert not [e for e in sink.events if e.type == "citation_removed"]

@@ -1,0 +1,187 @@
+"""A small OpenAI-compatible chat server on transformers, for machines without vLLM and for CI.
+
+It serves one causal LM folder on 127.0.0.1 from a background thread: `GET /health`,
+`GET /v1/models` and `POST /v1/chat/completions` (requests serialised by a lock). It speaks
+the subset `LLMPolicy` uses:
+
+- a `structured_outputs.choice` constraint is decided exactly: every choice is scored by
+  its log-probability after the chat-templated prompt, and the best one is the reply (this
+  is what constrained decoding over a choice amounts to);
+- otherwise greedy generation up to `max_tokens`; a `structured_outputs.regex` is not
+  enforced while decoding (the reply says so in `citeloop_note`), and the client re-checks
+  every reply against its constraint anyway, so a miss is recorded and falls back;
+- `logprobs`: per-token log-probabilities of the reply.
+
+vLLM stays the server for real use (batching, speed); this one exists so the whole loop can
+run, and be tested, with no vLLM installed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+
+class HFServerError(RuntimeError):
+    pass
+
+
+class ChatModel:
+    """A causal LM and its tokenizer, with the two operations the server needs."""
+
+    def __init__(self, model_dir: Path, threads: int = 1) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        if not (Path(model_dir) / "config.json").is_file():
+            raise HFServerError(f"{model_dir} is not a model folder (no config.json)")
+        torch.set_num_threads(threads)
+        self.torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+        self.model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)
+        self.model.eval()
+        self.name = str(model_dir)
+
+    def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
+        ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
+        return list(ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids)
+
+    def _continuation_logprobs(self, prompt: list[int], continuation: list[int]) -> list[float]:
+        torch = self.torch
+        with torch.no_grad():
+            logits = self.model(torch.tensor([prompt + continuation])).logits[0]
+        logp = torch.log_softmax(logits[len(prompt) - 1:-1].float(), dim=-1)
+        return [float(logp[i, t]) for i, t in enumerate(continuation)]
+
+    def choose(self, messages: list[dict[str, str]], choices: list[str]) -> tuple[str, list[tuple[str, float]], int]:
+        """The choice with the highest total log-probability; its token logprobs; prompt tokens."""
+        prompt = self.prompt_ids(messages)
+        best: tuple[float, str, list[tuple[str, float]]] | None = None
+        for choice in choices:
+            ids = self.tokenizer.encode(choice, add_special_tokens=False)
+            lps = self._continuation_logprobs(prompt, ids)
+            total = sum(lps)
+            if best is None or total > best[0]:
+                best = (total, choice, [(self.tokenizer.decode([t]), lp) for t, lp in zip(ids, lps)])
+        assert best is not None
+        return best[1], best[2], len(prompt)
+
+    def generate(self, messages: list[dict[str, str]], max_tokens: int) -> tuple[str, list[tuple[str, float]], int]:
+        torch = self.torch
+        prompt = self.prompt_ids(messages)
+        with torch.no_grad():
+            out = self.model.generate(torch.tensor([prompt]), max_new_tokens=max_tokens, do_sample=False,
+                                      output_scores=True, return_dict_in_generate=True,
+                                      pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id)
+        new = out.sequences[0][len(prompt):].tolist()
+        eos = self.tokenizer.eos_token_id
+        tokens = []
+        for i, t in enumerate(new):
+            if t == eos:
+                break
+            tokens.append((t, float(torch.log_softmax(out.scores[i][0].float(), dim=-1)[t])))
+        text = self.tokenizer.decode([t for t, _ in tokens], skip_special_tokens=True)
+        return text, [(self.tokenizer.decode([t]), lp) for t, lp in tokens], len(prompt)
+
+
+def completion_body(model: ChatModel, body: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAI chat-completion response to one request body."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("'messages' must be a non-empty list")
+    structured = body.get("structured_outputs") or {}
+    note = None
+    if "choice" in structured:
+        choices = [str(c) for c in structured["choice"]]
+        if not choices:
+            raise ValueError("structured_outputs.choice is empty")
+        text, tokens, n_prompt = model.choose(messages, choices)
+    else:
+        if "regex" in structured:
+            note = "regex constraint not enforced by the transformers server; the client re-checks the reply"
+        text, tokens, n_prompt = model.generate(messages, int(body.get("max_tokens") or 64))
+    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+    if body.get("logprobs"):
+        choice["logprobs"] = {"content": [{"token": t, "logprob": lp, "top_logprobs": []} for t, lp in tokens]}
+    reply = {"id": f"chatcmpl-{time.time_ns()}", "object": "chat.completion", "created": int(time.time()),
+             "model": body.get("model") or model.name, "choices": [choice],
+             "usage": {"prompt_tokens": n_prompt, "completion_tokens": len(tokens),
+                       "total_tokens": n_prompt + len(tokens)}}
+    if note:
+        reply["citeloop_note"] = note
+    return reply
+
+
+def _handler(model: ChatModel, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # keep test and CLI output clean
+            pass
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            if self.path == "/health":
+                self._send(200, {})
+            elif self.path.rstrip("/") == "/v1/models":
+                self._send(200, {"object": "list", "data": [{"id": model.name, "object": "model"}]})
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:  # noqa: N802
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            try:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+                with lock:
+                    self._send(200, completion_body(model, body))
+            except (ValueError, TypeError, KeyError) as exc:
+                self._send(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+
+    return Handler
+
+
+@dataclass
+class HFServer:
+    httpd: ThreadingHTTPServer
+    thread: threading.Thread
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url + "/v1"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=10)
+
+
+@contextmanager
+def served_hf(model_dir: str | Path, port: int = 0, threads: int = 1) -> Iterator[HFServer]:
+    """Serve `model_dir` on 127.0.0.1 (a free port by default) for the duration of the block."""
+    model = ChatModel(Path(model_dir), threads)
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(model, threading.Lock()))
+    thread = threading.Thread(target=httpd.serve_forever, name="citeloop-hf-server", daemon=True)
+    thread.start()
+    server = HFServer(httpd, thread)
+    try:
+        yield server
+    finally:
+        server.stop()
