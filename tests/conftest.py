@@ -23,3 +23,12 @@ def _private_citeloop_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def kit(tmp_path_factory: pytest.TempPathFactory) -> ResearchKit:
     """The embedded corpus and its BM25 index, built once per test session."""
     return ResearchKit.load(cache_dir=tmp_path_factory.mktemp("index"))
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory, kit: ResearchKit) -> Path:
+    """A tiny causal LM (tokenizer trained on the embedded corpus, 2 layers), built once per session."""
+    pytest.importorskip("transformers")
+    from training.base_model import build_tiny_model
+
+    return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny", kit.corpus, seed=0)

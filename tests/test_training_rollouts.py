@@ -197,3 +197,17 @@ def test_cli_gold_then_rl_export(hand, tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["export", "pairs", "--runs", str(path), "--gold", str(tmp_path / "nope.jsonl"),
                  "--out", str(tmp_path / "p")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_run_whose_corpus_is_gone_cannot_be_branched_and_says_why(hand, kit: ResearchKit, tmp_path: Path) -> None:
+    _, hand_kit, corpus, _ = hand
+    moved = tmp_path / "corpus.jsonl"
+    moved.write_bytes(corpus.read_bytes())
+    config = ResearchConfig.model_validate({"read": {"reads_per_search": 1}, "budget": {"max_reads": 1}})
+    _, path = run_research(QUESTION, ResearchKit.load(moved, cache_dir=tmp_path / "cache"), config,
+                           out_dir=tmp_path / "runs")
+    moved.unlink()
+    result = export_pairs([path], decision="read", alternatives_k=2, kit=kit, test_share=0.0)
+    assert not result.all_rows() and result.errors
+    assert all("corpus" in e["reason"] for e in result.errors) and result.errors[0]["path"] == str(path)
+    assert result.summary("x", 0.0, "y")["errors"] == result.errors

@@ -24,7 +24,7 @@ from runtime.branch import branch_run
 from runtime.policies.actions import parse_action
 from runtime.replay import ReplayError
 from training.pairs import action_string, event_at
-from training.rollouts import OutcomeSettings, kit_for, score_outcome
+from training.rollouts import OutcomeSettings, run_kit, score_outcome
 from trajectories.runfile import RunFile, read_run
 
 DEFAULT_PENALTY = -1.0
@@ -73,7 +73,7 @@ class RolloutReward:
         key = (run_path, seq, branch)
         if key not in self._cache:
             try:
-                rolled = branch_run(run, seq, branch, kit=kit_for(self.settings.corpus))
+                rolled = branch_run(run, seq, branch, kit=run_kit(run, self.settings.corpus))
             except (ReplayError, ValueError) as exc:
                 return {**record, "action": branch, "status": "invalid", "reason": str(exc), "reward": self.penalty}
             self._cache[key] = score_outcome(rolled.header, rolled.events, self.settings).score

@@ -18,6 +18,7 @@ serial, process and Ray engines give identical results. Workers load the researc
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -31,7 +32,7 @@ from runtime.replay import ReplayError
 from runtime.session import ResearchKit
 from trajectories.events import BaseEvent
 from trajectories.header import RunHeader
-from trajectories.runfile import read_run
+from trajectories.runfile import RunFile, read_run
 
 ENGINES = ("serial", "process", "ray")
 
@@ -124,9 +125,21 @@ def kit_for(corpus: str | None) -> ResearchKit:
     return _KITS[corpus]
 
 
+def run_kit(run: RunFile, corpus: str | None) -> ResearchKit | None:
+    """The kit live branch calls need: `corpus` when given, else the corpus the run's header names
+    (None when that file is gone: the branch then says which corpus is missing)."""
+    source = corpus if corpus is not None else run.header.spec.corpus_source
+    if source == "embedded":
+        return kit_for(None)
+    if corpus is None and not Path(source).exists():
+        return None
+    return kit_for(source)
+
+
 def roll_job(job: RollJob, settings: OutcomeSettings) -> RollResult:
     """Branch and score every (decision, action) of one run."""
-    run, kit = read_run(job.path), kit_for(settings.corpus)
+    run = read_run(job.path)
+    kit = run_kit(run, settings.corpus)
     result = RollResult(job.path)
     for seq, actions in job.decisions:
         try:

@@ -1,0 +1,58 @@
+"""`citeloop loop` end to end at toy scale: research, pairs, a real DPO run on a tiny model,
+serving by the transformers server, evaluation on held-out questions, the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+from eval.cli import main  # noqa: E402
+from eval.loop import LoopError, load_loop_config, run_loop, split_sets  # noqa: E402
+from filters.gold import question_key  # noqa: E402
+
+CONFIG = Path(__file__).resolve().parents[1] / "configs" / "loop" / "tiny.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CITELOOP_TORCH_THREADS", "1")
+
+
+def test_the_split_keeps_evaluation_questions_out_of_training() -> None:
+    config = load_loop_config(CONFIG)
+    train_sets, eval_sets = split_sets(config)
+    train = {question_key(q.question) for s in train_sets for q in s.questions}
+    held = {question_key(q.question) for s in eval_sets for q in s.questions}
+    assert train and held and not train & held
+
+
+def test_the_tiny_loop_trains_serves_and_reports(tmp_path: Path, tiny_model: Path) -> None:
+    config = load_loop_config(CONFIG).model_copy(update={"out": tmp_path / "loop", "base_model": tiny_model})
+    lines: list[str] = []
+    report = run_loop(config, log=lines.append)
+    assert set(report["policies"]) == {"heuristic", "naive", "trained"}
+    trained = report["policies"]["trained"]
+    assert trained["questions"] == 3 and trained["llm_decisions"] > 0 and trained["model_calls"] > 0
+    assert 0.0 <= trained["fallback_rate"] <= 1.0 and trained["latency_median_s"] > 0
+    assert report["questions"]["train"] > 0 and report["pairs"]["rows"]["train"] + report["pairs"]["rows"]["test"] > 0
+    assert report["training"]["steps"] >= 1
+    out = tmp_path / "loop"
+    for name in ("report.json", "report.md", "report.png", "pairs/README.md", "model/summary.json",
+                 "model/config.json"):
+        assert (out / name).is_file(), name
+    assert "| trained |" in (out / "report.md").read_text()
+    assert {"split", "research", "pairs", "train", "serve", "eval"} <= set(report["timings_s"])
+    assert any("evaluation questions" in line for line in lines)
+
+
+def test_bad_loop_configs_fail_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\npairs: {decisions: stop}\n")
+    with pytest.raises(LoopError, match="pairs.decisions"):
+        load_loop_config(bad)
+    assert main(["loop", "--config", str(bad)]) == 2
+    assert "pairs.decisions" in capsys.readouterr().err
+    assert main(["loop", "--config", str(tmp_path / "missing.yaml")]) == 2
