@@ -173,26 +173,27 @@ def policy_stats(events_by_run: list[list[Any]]) -> dict[str, Any]:
 Log = Callable[[str], Any]
 
 
-def run_loop(config: LoopConfig, log: Log = print) -> dict[str, Any]:
-    """Run every stage (module docstring); returns what `report.json` holds."""
-    from training.base_model import build_tiny_model, prepare_base_model
-    from training.hf_server import served_hf
-    from training.serve import served
-    from training.train_config import load_train_config
-    from training.trainers import train
+class _Clock:
+    """Stage timings for the report."""
 
+    def __init__(self, log: Log) -> None:
+        self.log, self.timings, self.last = log, {}, time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.timings[stage] = round(now - self.last, 1)
+        self.last = now
+        self.log(f"[loop] {stage}: {self.timings[stage]} s")
+
+
+def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) -> dict[str, Any]:
+    """Run every stage (module docstring); returns what `report.json` holds.
+
+    `reuse_model`: skip research, filter, pairs and training, and evaluate the model an earlier
+    run of this config left in `out/model` (e.g. served by another engine)."""
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
-    timings: dict[str, float] = {}
-    clock = time.perf_counter()
-
-    def lap(stage: str) -> None:
-        nonlocal clock
-        now = time.perf_counter()
-        timings[stage] = round(now - clock, 1)
-        clock = now
-        log(f"[loop] {stage}: {timings[stage]} s")
-
+    clock = _Clock(log)
     train_sets, eval_sets = split_sets(config)
     n_train = sum(len(s.questions) for s in train_sets)
     n_eval = sum(len(s.questions) for s in eval_sets)
@@ -201,9 +202,34 @@ def run_loop(config: LoopConfig, log: Log = print) -> dict[str, Any]:
     if overlap:
         raise LoopError(f"{len(overlap)} questions are in both splits")  # cannot happen with a hash split
     log(f"[loop] {n_train} training and {n_eval} evaluation questions")
-    lap("split")
-
+    clock.lap("split")
     kit = ResearchKit.load()
+    if reuse_model:
+        trained, summary, counts = _reused(out)
+    else:
+        trained, summary, counts = _train_stages(config, out, kit, train_sets, clock, log)
+    evaluation, captured = _evaluate(config, out, kit, eval_sets, clock)
+    return write_report(config, out, evaluation, captured, trained, summary, clock.timings,
+                        {"train": n_train, "eval": n_eval, **counts})
+
+
+def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
+    from training.trainers import read_summary
+
+    if not (out / "model" / "summary.json").is_file() or not (out / "pairs" / "export.json").is_file():
+        raise LoopError(f"--reuse-model: {out} holds no trained model and pairs from an earlier loop run")
+    summary = json.loads((out / "pairs" / "export.json").read_text(encoding="utf-8"))
+    runs = [p for p in (out / "runs").rglob("*.jsonl")] if (out / "runs").is_dir() else []
+    return read_summary(out / "model"), summary, {"runs": len(runs), "kept": len(summary.get("runs", []))}
+
+
+def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], clock: _Clock,
+                  log: Log) -> tuple[Any, dict[str, Any], dict[str, int]]:
+    """Research, filter, pairs, (prepare), train; returns the training summary, the pairs summary, run counts."""
+    from training.base_model import build_tiny_model, prepare_base_model
+    from training.train_config import load_train_config
+    from training.trainers import train
+
     runs_dir = out / "runs"
     paths = []
     for env in config.environments:
@@ -213,7 +239,7 @@ def run_loop(config: LoopConfig, log: Log = print) -> dict[str, Any]:
                 _, path = run_research(q.question, kit, rc, policy_spec=env.policy, seed=env.seed,
                                        out_dir=runs_dir / f"{env.policy}-s{env.seed}")
                 paths.append(path)
-    lap("research")
+    clock.lap("research")
 
     if config.filter is not None:
         filter_config = load_filter_config(config.filter)
@@ -222,28 +248,43 @@ def run_loop(config: LoopConfig, log: Log = print) -> dict[str, Any]:
     else:
         kept = paths
     log(f"[loop] kept {len(kept)} of {len(paths)} runs")
-    lap("filter")
+    clock.lap("filter")
 
+    # Every training question trains: the held-out questions are the evaluation set, so the
+    # pairs get no test split of their own (the same hash would only pick evaluation questions).
     p = config.pairs
     pairs = export_pairs(kept, decision=p.decision, alternatives_k=p.alternatives, min_margin=p.min_margin,
-                         test_share=0.1, kit=kit, search_cost=p.search_cost,
+                         test_share=0.0, kit=kit, search_cost=p.search_cost,
                          gold=gold_of(train_sets) if p.use_gold else None, per_kind=p.per_kind, engine=p.engine)
     if not pairs.all_rows():
         raise LoopError(f"no preference pairs from {len(kept)} kept runs; add environments or lower the margin")
-    summary = pairs.summary(f"citeloop loop --config ({config.name})", 0.1, "gold recall, else filters score")
+    summary = pairs.summary(f"citeloop loop --config ({config.name})", 0.0, "gold recall, else filters score")
     write_dataset(out / "pairs", pairs.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite=True)
     log(f"[loop] {len(pairs.all_rows())} pairs")
-    lap("pairs")
+    clock.lap("pairs")
 
     if not (config.base_model / "config.json").is_file():
         if config.prepare == "none":
             raise LoopError(f"base model {config.base_model} is missing and prepare is none")
         (prepare_base_model if config.prepare == "smollm2" else build_tiny_model)(config.base_model)
-        lap("prepare")
+        clock.lap("prepare")
     train_config = load_train_config(config.train, {"model": str(config.base_model), "dataset": str(out / "pairs"),
                                                     "output": str(out / "model"), "overwrite": True})
-    trained = train(train_config)
-    lap("train")
+
+    def step_line(step: int, total: int, logs: dict[str, float]) -> None:
+        loss = logs.get("loss")
+        log(f"[loop] train step {step}/{total}" + (f" loss {loss:.4f}" if loss is not None else ""))
+
+    trained = train(train_config, on_step=step_line)
+    clock.lap("train")
+    return trained, summary, {"runs": len(paths), "kept": len(kept)}
+
+
+def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],
+              clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
+    """Serve the trained model; the baselines and the trained policy on the evaluation questions."""
+    from training.hf_server import served_hf
+    from training.serve import served
 
     policies = [PolicyRun(name, "naive" if name == "naive" else "rule", name) for name in config.eval.baselines]
     captured: dict[str, list[list[Any]]] = {}
@@ -254,7 +295,7 @@ def run_loop(config: LoopConfig, log: Log = print) -> dict[str, Any]:
         serving = served(out / "model", device=config.serve.device, python=config.serve.python,
                          timeout_s=config.serve.timeout_s, log_path=out / "serve.log")
     with serving as server:
-        lap("serve")
+        clock.lap("serve")
         spec = "llm:" + ",".join(f"{kind}={server.endpoint}" for kind in config.eval.trained_kinds)
         runs = [*policies, PolicyRun("trained", "rule", spec)]
         rc = _research_config(config.research_config, {})
@@ -263,10 +304,8 @@ def run_loop(config: LoopConfig, log: Log = print) -> dict[str, Any]:
                 continue
             evaluation[s.name] = run_eval(
                 s, kit, runs, rc, on_run=lambda name, events: captured.setdefault(name, []).append(events))
-    lap("eval")
-    report = write_report(config, out, evaluation, captured, trained, summary, timings,
-                          {"train": n_train, "eval": n_eval, "runs": len(paths), "kept": len(kept)})
-    return report
+    clock.lap("eval")
+    return evaluation, captured
 
 
 def write_report(config: LoopConfig, out: Path, evaluation: dict[str, Any], captured: dict[str, list[list[Any]]],

@@ -9,20 +9,27 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from eval.loop import load_loop_config, run_loop
+from eval.loop import LoopError, load_loop_config, run_loop
 
 
 def loop_command(
     config: Path = typer.Option(..., "--config", help="Loop config (configs/loop/*.yaml)."),
     out: Path = typer.Option(None, "--out", help="Output directory (default: the config's `out`)."),
     as_json: bool = typer.Option(False, "--json", help="Print report.json on stdout."),
+    reuse_model: bool = typer.Option(False, "--reuse-model", help="Evaluate the model an earlier run left in "
+                                     "OUT/model (skip research, pairs and training)."),
+    engine: str = typer.Option(None, "--serve-engine", help="Override serve.engine: vllm | hf."),
 ) -> None:
     """The whole cycle: trained policy vs the rules it started from, on questions it never saw."""
     loop_config = load_loop_config(config)
     if out is not None:
         loop_config = loop_config.model_copy(update={"out": out})
+    if engine is not None:
+        if engine not in ("vllm", "hf"):
+            raise LoopError(f"--serve-engine {engine!r} is not one of vllm, hf")
+        loop_config = loop_config.model_copy(update={"serve": loop_config.serve.model_copy(update={"engine": engine})})
     err = Console(stderr=True)
-    report = run_loop(loop_config, log=lambda line: err.print(line, markup=False))
+    report = run_loop(loop_config, log=lambda line: err.print(line, markup=False), reuse_model=reuse_model)
     if as_json:
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False, default=str))
         return

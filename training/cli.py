@@ -35,15 +35,25 @@ from trajectories.cli import CommandError
 
 export_app = typer.Typer(no_args_is_help=True, help="Training data from trajectories (TRL conversational formats).")
 
+# Options every export command shares.
+RUNS = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more).")
+DECISION = typer.Option("all", "--decision", help="stop | angle | read | keep | all")
+OUT = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json).")
+TEST_SHARE = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split.")
+OVERWRITE = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory.")
+AS_JSON = typer.Option(False, "--json", help="Print the export summary as JSON on stdout.")
+PER_KIND = typer.Option(None, "--per-kind", help="At most N decisions per kind (recovery states first).")
+SEED = typer.Option(0, "--seed", help="Seed of the per-kind sampling order.")
+
 
 @export_app.command("sft")
 def sft(
-    runs: list[Path] = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more)."),
-    decision: str = typer.Option("all", "--decision", help="stop | angle | read | keep | all"),
-    out: Path = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json)."),
-    test_share: float = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory."),
-    as_json: bool = typer.Option(False, "--json", help="Print the export summary as JSON on stdout."),
+    runs: list[Path] = RUNS,
+    decision: str = DECISION,
+    out: Path = OUT,
+    test_share: float = TEST_SHARE,
+    overwrite: bool = OVERWRITE,
+    as_json: bool = AS_JSON,
 ) -> None:
     """One SFT row per policy decision: prompt = the state the policy saw, completion = its action."""
     paths = find_runs(runs)
@@ -83,22 +93,22 @@ def _gold(path: Path | None) -> GoldSet | None:
 
 @export_app.command("pairs")
 def pairs(
-    runs: list[Path] = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more)."),
-    decision: str = typer.Option("all", "--decision", help="stop | angle | read | keep | all"),
+    runs: list[Path] = RUNS,
+    decision: str = DECISION,
     alternatives: int = typer.Option(2, "--alternatives", help="Alternative actions branched per decision (K)."),
     min_margin: float = typer.Option(0.05, "--min-margin", help="Least outcome-score margin for a pair (M)."),
     search_cost: float = typer.Option(0.01, "--search-cost", help="Outcome-score cost per search."),
     gold: Path = typer.Option(None, "--gold", help="Gold file (`citeloop gold`): score outcomes by gold recall "
                               "where it has the question."),
-    per_kind: int = typer.Option(None, "--per-kind", help="Branch at most N decisions per kind (recovery states first)."),
+    per_kind: int = PER_KIND,
     engine: str = typer.Option("process", "--engine", help="serial | process | ray"),
     workers: int = typer.Option(None, "--workers", help="Parallel rollout workers (default: CPU count)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the per-kind sampling order."),
-    out: Path = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json)."),
-    test_share: float = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split."),
+    seed: int = SEED,
+    out: Path = OUT,
+    test_share: float = TEST_SHARE,
     corpus: Path = typer.Option(None, "--corpus", help="The runs' corpus (default: the embedded one)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory."),
-    as_json: bool = typer.Option(False, "--json", help="Print the export summary as JSON on stdout."),
+    overwrite: bool = OVERWRITE,
+    as_json: bool = AS_JSON,
 ) -> None:
     """Preference pairs: branch each decision with alternative actions, keep verified wins by a margin."""
     paths = find_runs(runs)
@@ -148,14 +158,14 @@ def pairs(
 
 @export_app.command("rl")
 def rl(
-    runs: list[Path] = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more)."),
-    decision: str = typer.Option("all", "--decision", help="stop | angle | read | keep | all"),
-    per_kind: int = typer.Option(None, "--per-kind", help="At most N decisions per kind (recovery states first)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the per-kind sampling order."),
-    out: Path = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json)."),
-    test_share: float = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory."),
-    as_json: bool = typer.Option(False, "--json", help="Print the export summary as JSON on stdout."),
+    runs: list[Path] = RUNS,
+    decision: str = DECISION,
+    per_kind: int = PER_KIND,
+    seed: int = SEED,
+    out: Path = OUT,
+    test_share: float = TEST_SHARE,
+    overwrite: bool = OVERWRITE,
+    as_json: bool = AS_JSON,
 ) -> None:
     """Prompt-only decision states for GRPO; score completions with training.rewards.RolloutReward."""
     paths = find_runs(runs)

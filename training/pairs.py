@@ -35,7 +35,7 @@ from training.rollouts import (
     roll_jobs,
 )
 from training.sampling import DecisionRef, Selection, select_decisions
-from training.sft import ExportError, split_of
+from training.sft import ExportError, counts_by_kind, split_of
 from trajectories.events import Event
 from trajectories.header import content_digest
 from trajectories.runfile import RunFile
@@ -115,11 +115,7 @@ class PairExport:
     """(run path, decision seq) -> (recorded action, alternatives branched)."""
 
     def counts(self) -> dict[str, dict[str, int]]:
-        out: dict[str, dict[str, int]] = {}
-        for split, rows in self.rows.items():
-            for row in rows:
-                out.setdefault(row["decision"], {"train": 0, "test": 0})[split] += 1
-        return dict(sorted(out.items()))
+        return counts_by_kind(self.rows)
 
     def all_rows(self) -> list[dict[str, Any]]:
         return [r for split_rows in self.rows.values() for r in split_rows]

@@ -21,7 +21,7 @@ from runtime.policies.prompts import TEMPLATES, candidate_count, recorded_action
 from runtime.replay import policy_spec_of
 from training.pairs import event_at
 from training.sampling import Selection, select_decisions
-from training.sft import ExportError, split_of
+from training.sft import ExportError, counts_by_kind, split_of
 
 
 @dataclass
@@ -30,11 +30,7 @@ class RlExport:
     selection: Selection = field(default_factory=Selection)
 
     def counts(self) -> dict[str, dict[str, int]]:
-        out: dict[str, dict[str, int]] = {}
-        for split, rows in self.rows.items():
-            for row in rows:
-                out.setdefault(row["decision"], {"train": 0, "test": 0})[split] += 1
-        return dict(sorted(out.items()))
+        return counts_by_kind(self.rows)
 
     def summary(self, command: str, test_share: float) -> dict[str, Any]:
         rows = [r for split_rows in self.rows.values() for r in split_rows]

@@ -51,6 +51,15 @@ def split_of(question: str, test_share: float) -> str:
     return "test" if int.from_bytes(digest[:8], "big") / 2**64 < test_share else "train"
 
 
+def counts_by_kind(rows: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, int]]:
+    """Rows per decision kind and split."""
+    out: dict[str, dict[str, int]] = {}
+    for split, split_rows in rows.items():
+        for row in split_rows:
+            out.setdefault(row["decision"], {"train": 0, "test": 0})[split] += 1
+    return dict(sorted(out.items()))
+
+
 @dataclass
 class SftExport:
     """Rows by split, and what was left out and why."""
@@ -64,12 +73,7 @@ class SftExport:
     duplicates: int = 0
 
     def counts(self) -> dict[str, dict[str, int]]:
-        """Rows per decision kind and split."""
-        out: dict[str, dict[str, int]] = {}
-        for split, rows in self.rows.items():
-            for row in rows:
-                out.setdefault(row["decision"], {"train": 0, "test": 0})[split] += 1
-        return dict(sorted(out.items()))
+        return counts_by_kind(self.rows)
 
     def summary(self, command: str, test_share: float) -> dict[str, Any]:
         """Counts, source runs and what was left out: the dataset card's facts (and `--json` output)."""
