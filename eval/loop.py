@@ -219,8 +219,9 @@ def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
     if not (out / "model" / "summary.json").is_file() or not (out / "pairs" / "export.json").is_file():
         raise LoopError(f"--reuse-model: {out} holds no trained model and pairs from an earlier loop run")
     summary = json.loads((out / "pairs" / "export.json").read_text(encoding="utf-8"))
-    runs = [p for p in (out / "runs").rglob("*.jsonl")] if (out / "runs").is_dir() else []
-    return read_summary(out / "model"), summary, {"runs": len(runs), "kept": len(summary.get("runs", []))}
+    earlier = out / "report.json"
+    counts = json.loads(earlier.read_text(encoding="utf-8"))["questions"] if earlier.is_file() else {}
+    return read_summary(out / "model"), summary, {"runs": counts.get("runs", 0), "kept": counts.get("kept", 0)}
 
 
 def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], clock: _Clock,
