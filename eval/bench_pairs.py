@@ -1,16 +1,16 @@
 """Preference-pair benchmark: pairs from the shared multihop questions, their yield, speed and gold direction.
 
-    python -m eval.bench_pairs [--data ../shared/data] [--limit N] [--per-kind N] [--workers 2]
-                               [--out bench-out/pairs.json]
+    python -m eval.bench_pairs [--data ../shared/data] [--limit N] [--per-kind N] [--alternatives K]
+                               [--workers 2] [--out bench-out/pairs.json]
 
 1. Research every shared HotpotQA and MuSiQue question in a mix of environments (seed 20.3):
    the heuristic policy, the exploring policy with three seeds, and the heuristic and the
    exploring policy on a small budget; all on the embedded corpus.
-2. Export pairs (training/pairs.py) with the rule-based continuation policy, K
-   alternatives (default 3; every two of a decision's outcomes are compared), margin 0.05, outcomes scored by gold recall (the gold file is built from the
-   same data sets), in a process pool. Reported: decisions examined, pairs per decision kind,
-   pairs per minute of rollout, the margin distribution, and how often `chosen` really read
-   more gold evidence than `rejected`.
+2. Export pairs (training/pairs.py) with the rule-based continuation policy, K alternatives
+   per decision (default 3; every two of a decision's outcomes are compared), margin 0.05,
+   outcomes scored by gold recall (gold from the same data sets), in a process pool.
+   Reported: decisions examined, pairs per decision kind, pairs per minute of rollout, the
+   margin distribution, and how often `chosen` really read more gold evidence than `rejected`.
 3. The same rollouts scored without gold (citation correctness, coverage and supported
    share; gold recall only recorded): how often that gold-free score picks the side that
    read more gold evidence. This is the number that says whether pairs from questions
@@ -99,16 +99,18 @@ def main(argv: list[str] | None = None) -> int:
         paths, research = research_runs(questions, kit, Path(tmp))
         print(f"researched {len(questions)} questions x {len(ENVIRONMENTS)} environments = {len(paths)} runs "
               f"in {research['seconds']} s", file=sys.stderr)
-        common = {"decision": "all", "alternatives_k": args.alternatives, "min_margin": 0.05, "test_share": 0.1, "kit": kit,
-                  "gold": gold, "per_kind": args.per_kind, "engine": "process", "workers": args.workers}
+        common = {"decision": "all", "alternatives_k": args.alternatives, "min_margin": 0.05, "test_share": 0.1,
+                  "kit": kit, "gold": gold, "per_kind": args.per_kind, "engine": "process",
+                  "workers": args.workers}
         by_gold = export_pairs(paths, **common)
         print(f"gold-scored export: {len(by_gold.all_rows())} pairs in {by_gold.rollout_seconds:.0f} s",
               file=sys.stderr)
         gold_free = emit_pairs(by_gold, 0.05, 0.1, score_by_gold=False)
     results = {
         "questions": len(questions), "data_sets": [s.name for s in sets], "research": research,
-        "settings": {"alternatives": args.alternatives, "min_margin": 0.05, "search_cost": 0.01, "per_kind": args.per_kind,
-                     "engine": "process", "workers": args.workers, "continuation_policy": "run's own (rule-based)",
+        "settings": {"alternatives": args.alternatives, "min_margin": 0.05, "search_cost": 0.01,
+                     "per_kind": args.per_kind, "engine": "process", "workers": args.workers,
+                     "continuation_policy": "run's own (rule-based)",
                      "omp_threads": os.environ.get("OMP_NUM_THREADS"), "cpus": os.cpu_count()},
         "gold_scored": describe(by_gold),
         "gold_free_scored": describe(gold_free),

@@ -74,6 +74,12 @@ class Selection:
                 "seeds": len({s.seed for s in specs}), "questions": len({question_key(s.question) for s in specs})}
 
 
+def _failed_call(e: Event) -> bool:
+    if e.type == "search_result":
+        return e.response.status != "ok"  # type: ignore[union-attr]
+    return e.type == "document_read" and e.status != "ok"  # type: ignore[union-attr]
+
+
 class _Tagger:
     """Walks a run's events in order and knows, at each decision, which recovery tags apply."""
 
@@ -89,7 +95,7 @@ class _Tagger:
         t = e.type
         if t == "conflict_marked":
             self.conflict = True
-        elif t == "search_result" and e.response.status != "ok" or t == "document_read" and e.status != "ok":  # type: ignore[union-attr]
+        elif _failed_call(e):
             self.failure = True
         elif t == "stop_decision":
             s = e.state  # type: ignore[union-attr]
@@ -168,7 +174,8 @@ def select_decisions(paths: Iterable[Path], decision: str = "all", per_kind: int
     for path in paths:
         run = read_run(path)
         if not run.finished:
-            selection.skipped_runs.append({"path": str(path), "reason": f"unfinished run ({run.problem or 'no run_finished event'})"})
+            why = run.problem or "no run_finished event"
+            selection.skipped_runs.append({"path": str(path), "reason": f"unfinished run ({why})"})
             continue
         loaded[str(path)] = run
         for ref in run_decisions(run, str(path), kinds, selection.skipped):
