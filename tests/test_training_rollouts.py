@@ -199,7 +199,8 @@ def test_cli_gold_then_rl_export(hand, tmp_path: Path, capsys: pytest.CaptureFix
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_a_run_whose_corpus_is_gone_cannot_be_branched_and_says_why(hand, kit: ResearchKit, tmp_path: Path) -> None:
+def test_a_run_whose_corpus_is_gone_cannot_be_branched_and_says_why(hand, kit: ResearchKit, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     _, hand_kit, corpus, _ = hand
     moved = tmp_path / "corpus.jsonl"
     moved.write_bytes(corpus.read_bytes())
@@ -211,3 +212,5 @@ def test_a_run_whose_corpus_is_gone_cannot_be_branched_and_says_why(hand, kit: R
     assert not result.all_rows() and result.errors
     assert all("corpus" in e["reason"] for e in result.errors) and result.errors[0]["path"] == str(path)
     assert result.summary("x", 0.0, "y")["errors"] == result.errors
+    assert main(["export", "pairs", "--runs", str(path), "--engine", "serial", "--out", str(tmp_path / "p")]) == 2
+    assert "could not be branched, e.g. the run's corpus" in capsys.readouterr().err

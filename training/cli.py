@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections import Counter
 from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, track
 from rich.table import Table
 
@@ -122,8 +124,10 @@ def pairs(
                                   corpus=corpus, per_kind=per_kind, engine=engine, workers=workers, seed=seed,
                                   on_run=lambda _: progress.advance(task))
         if not any(result.rows.values()):
+            why = (f"; {len(result.errors)} decisions could not be branched, e.g. {result.errors[0]['reason']}"
+                   if result.errors else "")
             raise ExportError(f"no pair reached margin {min_margin} with a verified chosen side "
-                              f"({sum(result.examined.values())} decisions branched, {result.rollouts} rollouts)")
+                              f"({sum(result.examined.values())} decisions branched, {result.rollouts} rollouts){why}")
         args = [f"--runs {shlex.quote(str(r))}" for r in runs]
         args += [f"--decision {decision}", f"--alternatives {alternatives}", f"--min-margin {min_margin}",
                  f"--search-cost {search_cost}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
@@ -150,6 +154,8 @@ def pairs(
     console.print(f"{summary['rollouts']} rollouts in {summary['rollout_seconds']} s ({engine}, "
                   f"{summary['pairs_per_minute']} pairs/min); left out: {summary['left_out'] or 'nothing'}; "
                   f"{len(summary['errors'])} decisions could not be branched")
+    for reason, n in Counter(e["reason"] for e in summary["errors"]).most_common(3):
+        console.print(f"[yellow]not branched ({n}):[/yellow] {escape(reason)}", highlight=False)
     if g["pairs_with_gold"]:
         console.print(f"gold direction: chosen read more gold evidence in {g['agree']} of {g['pairs_with_gold']} "
                       f"pairs ({g['agreement']:.1%}); {g['tie']} ties, {g['disagree']} against")
