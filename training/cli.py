@@ -48,6 +48,13 @@ PER_KIND = typer.Option(None, "--per-kind", help="At most N decisions per kind (
 SEED = typer.Option(0, "--seed", help="Seed of the per-kind sampling order.")
 
 
+def _command(name: str, runs: list[Path], decision: str, out: Path, test_share: float, *extra: str) -> str:
+    """The command line that reproduces an export, for its dataset card."""
+    args = [f"--runs {shlex.quote(str(r))}" for r in runs]
+    args += [f"--decision {decision}", *extra, f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
+    return f"citeloop export {name} " + " ".join(args)
+
+
 @export_app.command("sft")
 def sft(
     runs: list[Path] = RUNS,
@@ -64,10 +71,7 @@ def sft(
                             decision=decision, test_share=test_share)
         if not any(result.rows.values()):
             raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
-        args = [f"--runs {shlex.quote(str(r))}" for r in runs]
-        args += [f"--decision {decision}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
-        command = "citeloop export sft " + " ".join(args)
-        summary = result.summary(command, test_share)
+        summary = result.summary(_command("sft", runs, decision, out, test_share), test_share)
         write_dataset(out, result.rows, SFT_COLUMNS, sft_card(summary), summary, overwrite=overwrite)
     except (ExportError, FileExistsError) as exc:
         raise CommandError(str(exc)) from exc
@@ -128,16 +132,14 @@ def pairs(
                    if result.errors else "")
             raise ExportError(f"no pair reached margin {min_margin} with a verified chosen side "
                               f"({sum(result.examined.values())} decisions branched, {result.rollouts} rollouts){why}")
-        args = [f"--runs {shlex.quote(str(r))}" for r in runs]
-        args += [f"--decision {decision}", f"--alternatives {alternatives}", f"--min-margin {min_margin}",
-                 f"--search-cost {search_cost}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
-        args += [f"--gold {shlex.quote(str(gold))}"] if gold else []
-        args += [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
+        extra = [f"--alternatives {alternatives}", f"--min-margin {min_margin}", f"--search-cost {search_cost}"]
+        extra += [f"--gold {shlex.quote(str(gold))}"] if gold else []
+        extra += [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
         score = (f"gold evidence recall of what the branch read (where {gold} has the question), else "
                  if gold else "")
         score += (f"mean(citation correctness, coverage, 1 - unsupported-claim rate) - {search_cost} x searches "
                   "(training/rollouts.py)")
-        summary = result.summary("citeloop export pairs " + " ".join(args), test_share, score)
+        summary = result.summary(_command("pairs", runs, decision, out, test_share, *extra), test_share, score)
         write_dataset(out, result.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite=overwrite)
     except (ExportError, FileExistsError) as exc:
         raise CommandError(str(exc)) from exc
@@ -179,10 +181,8 @@ def rl(
         result = export_rl(paths, decision=decision, per_kind=per_kind, test_share=test_share, seed=seed)
         if not any(result.rows.values()):
             raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
-        args = [f"--runs {shlex.quote(str(r))}" for r in runs]
-        args += [f"--decision {decision}", f"--out {shlex.quote(str(out))}", f"--test-share {test_share}"]
-        args += [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
-        summary = result.summary("citeloop export rl " + " ".join(args), test_share)
+        extra = [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
+        summary = result.summary(_command("rl", runs, decision, out, test_share, *extra), test_share)
         write_dataset(out, result.rows, RL_COLUMNS, rl_card(summary), summary, overwrite=overwrite)
     except (ExportError, FileExistsError) as exc:
         raise CommandError(str(exc)) from exc
