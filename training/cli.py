@@ -72,11 +72,9 @@ def sft(
         if not any(result.rows.values()):
             raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
         summary = result.summary(_command("sft", runs, decision, out, test_share), test_share)
-        write_dataset(out, result.rows, SFT_COLUMNS, sft_card(summary), summary, overwrite=overwrite)
-    except (ExportError, FileExistsError) as exc:
+    except ExportError as exc:
         raise CommandError(str(exc)) from exc
-    if as_json:
-        typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
+    if _write(out, result.rows, SFT_COLUMNS, sft_card(summary), summary, overwrite, as_json):
         return
     console = Console()
     table = Table("decision", "train", "test")
@@ -88,6 +86,17 @@ def sft(
                   f"{sum(summary['skipped_decisions'].values())} decisions skipped, "
                   f"{len(summary['skipped_runs'])} unfinished runs skipped")
     console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
+
+
+def _write(out: Path, rows: dict, columns: dict, card: str, summary: dict, overwrite: bool, as_json: bool) -> bool:
+    """Write the export (or raise CommandError); with `as_json`, print the summary and return True."""
+    try:
+        write_dataset(out, rows, columns, card, summary, overwrite=overwrite)
+    except FileExistsError as exc:
+        raise CommandError(str(exc)) from exc
+    if as_json:
+        typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
+    return as_json
 
 
 def _gold(path: Path | None) -> GoldSet | None:
@@ -140,11 +149,9 @@ def pairs(
         score += (f"mean(citation correctness, coverage, 1 - unsupported-claim rate) - {search_cost} x searches "
                   "(training/rollouts.py)")
         summary = result.summary(_command("pairs", runs, decision, out, test_share, *extra), test_share, score)
-        write_dataset(out, result.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite=overwrite)
-    except (ExportError, FileExistsError) as exc:
+    except ExportError as exc:
         raise CommandError(str(exc)) from exc
-    if as_json:
-        typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
+    if _write(out, result.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite, as_json):
         return
     console = Console()
     table = Table("decision", "available", "branched", "train", "test")
@@ -183,11 +190,9 @@ def rl(
             raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
         extra = [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
         summary = result.summary(_command("rl", runs, decision, out, test_share, *extra), test_share)
-        write_dataset(out, result.rows, RL_COLUMNS, rl_card(summary), summary, overwrite=overwrite)
-    except (ExportError, FileExistsError) as exc:
+    except ExportError as exc:
         raise CommandError(str(exc)) from exc
-    if as_json:
-        typer.echo(json.dumps({**summary, "out": str(out)}, indent=2, ensure_ascii=False))
+    if _write(out, result.rows, RL_COLUMNS, rl_card(summary), summary, overwrite, as_json):
         return
     console = Console()
     table = Table("decision", "available", "train", "test")

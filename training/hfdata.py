@@ -18,22 +18,31 @@ from pathlib import Path
 from typing import Any
 
 MESSAGES_FEATURE = [{"role": "string", "content": "string"}]
-SFT_COLUMNS: dict[str, Any] = {
-    "prompt": MESSAGES_FEATURE,
-    "completion": MESSAGES_FEATURE,
+DECISION_COLUMNS: dict[str, Any] = {
     "decision": "string",
     "n_candidates": "int64",
     "run_id": "string",
     "seq": "int64",
     "subq": "string",
     "question": "string",
-    "policy_name": "string",
-    "policy_version": "string",
-    "run_policy": "string",
+}
+"""Which decision a row comes from; every export has these after its message columns."""
+SOURCE_COLUMNS: dict[str, Any] = {
     "corpus": "string",
     "seed": "int64",
     "template_id": "string",
     "template_version": "int64",
+}
+"""The environment and prompt template of a row; every export ends with these."""
+
+SFT_COLUMNS: dict[str, Any] = {
+    "prompt": MESSAGES_FEATURE,
+    "completion": MESSAGES_FEATURE,
+    **DECISION_COLUMNS,
+    "policy_name": "string",
+    "policy_version": "string",
+    "run_policy": "string",
+    **SOURCE_COLUMNS,
 }
 
 
@@ -41,12 +50,7 @@ PAIR_COLUMNS: dict[str, Any] = {
     "prompt": MESSAGES_FEATURE,
     "chosen": MESSAGES_FEATURE,
     "rejected": MESSAGES_FEATURE,
-    "decision": "string",
-    "n_candidates": "int64",
-    "run_id": "string",
-    "seq": "int64",
-    "subq": "string",
-    "question": "string",
+    **DECISION_COLUMNS,
     "policy_name": "string",
     "policy_version": "string",
     "continuation_policy": "string",
@@ -62,30 +66,19 @@ PAIR_COLUMNS: dict[str, Any] = {
     "chosen_run_id": "string",
     "rejected_run_id": "string",
     "state_tags": ["string"],
-    "corpus": "string",
-    "seed": "int64",
-    "template_id": "string",
-    "template_version": "int64",
+    **SOURCE_COLUMNS,
 }
 
 
 RL_COLUMNS: dict[str, Any] = {
     "prompt": MESSAGES_FEATURE,
-    "decision": "string",
-    "n_candidates": "int64",
+    **DECISION_COLUMNS,
     "run_path": "string",
-    "run_id": "string",
-    "seq": "int64",
-    "subq": "string",
-    "question": "string",
     "recorded_action": "string",
     "policy_name": "string",
     "policy_version": "string",
     "state_tags": ["string"],
-    "corpus": "string",
-    "seed": "int64",
-    "template_id": "string",
-    "template_version": "int64",
+    **SOURCE_COLUMNS,
 }
 
 
