@@ -32,7 +32,9 @@ import time
 from pathlib import Path
 
 from eval.gold import load_hotpotqa, load_musique
-from eval.injection_docs import GROUPS, MARKERS, TEMPLATES, InjectionTemplate, poisoned_copy
+from eval.injection_docs import MARKERS, InjectionTemplate, poisoned_copy
+from eval.injection_docs import TEMPLATES as _EARLIER
+from eval.injection_heldout3 import HELD_OUT_3
 from runtime.corpus import Corpus, Document
 from runtime.index import BM25Index
 from runtime.injection import detect_injection, strip_invisible
@@ -41,6 +43,8 @@ from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
 
+TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3)
+GROUPS: tuple[str, ...] = tuple(dict.fromkeys(t.group for t in TEMPLATES))
 MODEL_PARTS = {"writer": "llm", "verifier_name": "judge", "critic": "llm"}
 
 
