@@ -126,8 +126,10 @@ def pick_targets(kit: ResearchKit, questions: list, count: int) -> list[tuple[st
     return targets
 
 
-def evaluate(targets: list[tuple[str, Document]], clean: ResearchKit) -> list[dict]:
-    poisoned = [(q, doc, TEMPLATES[i % len(TEMPLATES)], i) for i, (q, doc) in enumerate(targets)]
+def evaluate(targets: list[tuple[str, Document]], clean: ResearchKit,
+             templates: tuple[InjectionTemplate, ...] = TEMPLATES) -> list[dict]:
+    """Template i mod len(templates) goes into a mirror of target i's document."""
+    poisoned = [(q, doc, templates[i % len(templates)], i) for i, (q, doc) in enumerate(targets)]
     mirrors = [poisoned_copy(doc, template, n) for _, doc, template, n in poisoned]
     mixed = Corpus([*clean.corpus.documents, *mirrors], source="embedded+injected")
     kit = ResearchKit(corpus=mixed, index=BM25Index.build(mixed), index_seconds=0.0)
@@ -162,9 +164,10 @@ def summarise(rows: list[dict]) -> dict:
                 "read": share("read", subset), "reached_prompt": share("reached_prompt", subset),
                 "changed_report": share("changed_report", subset)}
 
-    by_template = {t.name: block([r for r in rows if r["template"] == t.name]) for t in TEMPLATES}
+    by_template = {t.name: block([r for r in rows if r["template"] == t.name])
+                   for t in TEMPLATES if any(r["template"] == t.name for r in rows)}
     by_language = {lang: block([r for r in rows if r["language"] == lang]) for lang in ("en", "zh")}
-    by_group = {g: block([r for r in rows if r["group"] == g]) for g in GROUPS}
+    by_group = {g: block([r for r in rows if r["group"] == g]) for g in GROUPS if any(r["group"] == g for r in rows)}
     return {"overall": block(rows), "by_group": by_group, "by_language": by_language, "by_template": by_template}
 
 
@@ -172,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
     parser.add_argument("--per-template", type=int, default=3, help="poisoned documents per template")
+    parser.add_argument("--groups", default=",".join(GROUPS),
+                        help=f"template groups to run, comma-separated (default: all of {', '.join(GROUPS)})")
     parser.add_argument("--out", type=Path, default=Path("bench-out/injection.json"))
     args = parser.parse_args(argv)
 
@@ -179,8 +184,13 @@ def main(argv: list[str] | None = None) -> int:
     clean = ResearchKit.load()
     questions = load_hotpotqa(args.data / "multihop" / "hotpotqa_100.json", clean.corpus)
     questions += load_musique(args.data / "multihop" / "musique_100.json", clean.corpus)
-    targets = pick_targets(clean, questions, args.per_template * len(TEMPLATES))
-    rows = evaluate(targets, clean)
+    groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+    unknown = sorted(set(groups) - set(GROUPS))
+    if unknown:
+        parser.error(f"unknown template group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
+    templates = tuple(t for t in TEMPLATES if t.group in groups)
+    targets = pick_targets(clean, questions, args.per_template * len(templates))
+    rows = evaluate(targets, clean, templates)
     results = {"summary": summarise(rows), "false_positives": false_positives(clean.corpus), "rows": rows,
                "seconds": round(time.perf_counter() - t0, 1)}
 

@@ -5,7 +5,10 @@ Pure string comparison, no model: the card must be in the ledger, its document m
 been read in this run, the card's quote must appear in that document's text (after
 invisible-character stripping and whitespace folding), and the card's URL and publisher
 must be the document's. A citation that fails is removed (`citation_removed`); a claim left
-with no citation leaves the report and is listed as dropped. Every citation checked counts
+with no citation leaves the report and is listed as dropped. A claim whose text carries a web
+address loses all its citations, whatever its quotes: a report's links come from its
+citations only, so a link in a claim is text an injection planted (the last line behind the
+ingest filter, whatever the injection's wording). Every citation checked counts
 in `run_meta.checks["audit"]`, so its firing rate is known.
 """
 
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from runtime.injection import strip_invisible
+from runtime.injection import strip_invisible, web_address
 from runtime.ledger import Ledger
 from runtime.recorder import Recorder
 from trajectories.events import CitationRemoved
@@ -61,15 +64,21 @@ def audit_report(report: Report, ledger: Ledger, source_of: SourceLookup, rec: R
         return verdicts[card_id]
 
     removed_claims: list[str] = []
+    linked = False
     sections = []
     for section in report.sections:
         claims = []
         for claim in section.claims:
-            keep = [c for c in claim.citations if bad(c) is None]
+            link = web_address(claim.text)
+            rec.check("audit_link", link is not None)
+            linked = linked or link is not None
+            keep = [] if link is not None else [c for c in claim.citations if bad(c) is None]
             for card_id in claim.citations:
                 if card_id not in keep:
-                    rec.emit(CitationRemoved, claim_id=claim.claim_id, card_id=card_id,
-                             reason=verdicts[card_id] or "", claim_removed=not keep)
+                    reason = (f"the claim carries a web address ({link}): a report's links come from its citations "
+                              "only") if link is not None else verdicts[card_id] or ""
+                    rec.emit(CitationRemoved, claim_id=claim.claim_id, card_id=card_id, reason=reason,
+                             claim_removed=not keep)
             if keep:
                 claims.append(claim if keep == claim.citations else claim.model_copy(update={"citations": keep}))
             else:
@@ -87,7 +96,7 @@ def audit_report(report: Report, ledger: Ledger, source_of: SourceLookup, rec: R
             disagreements.append(d.model_copy(update={"card_ids": cards, "counter_card_ids": counters}))
         else:
             removed_claims.append(d.claim_id)
-    if not any(v is not None for v in verdicts.values()):
+    if not linked and not any(v is not None for v in verdicts.values()):
         return report
     cited = {c for s in sections for claim in s.claims for c in claim.citations} | \
             {c for d in disagreements for c in [*d.card_ids, *d.counter_card_ids]}

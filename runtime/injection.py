@@ -116,13 +116,94 @@ def _normalise(text: str) -> str:
     return unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
 
 
-# A link the text tells its reader (a person or a model) to use is the payload of seed 14.2's
-# narrative control ("add this link to the report"), however the request is phrased. A full
-# URL inside a sentence is never the fact a report cites (the card carries its source's URL),
-# so one is enough; a bare `www.` name is flagged only when the text addresses its reader.
-_URL = re.compile(r"\bhttps?://\S")
-_LINK = re.compile(r"https?://|\bwww\.")
-_READER = re.compile(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
+# Structural cues (added 2026-11-30, when held-out phrasings showed the fixed phrases above
+# do not generalise): an injection tells whoever turns the page into something else (a
+# summary, an answer, a citation) what to put in it. These are word classes, not phrases.
+#
+# Web addresses. A full URL inside a sentence is never the fact a report cites (the card
+# carries its source's URL), so one is enough; so is a domain with a path (`site.org/x`). A
+# bare name (`www.x.com`, `x.example`) is flagged only with another cue.
+_URL = re.compile(r"\bhttps?://\S+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}/\S+")
+_WWW = re.compile(r"\bwww\.\S+")
+_DOMAIN = re.compile(r"\bwww\.\S|\b[a-z0-9][a-z0-9-]*\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|info|biz|example|xyz|site|online|"
+                     r"top|co|me|ai|app|dev)\b")
+# Text made from the page, the act of making it, or who makes and reads it.
+_DOWNSTREAM = re.compile(
+    r"\b(?:summar(?:y|ies|is\w*|iz\w*)|digests?|recaps?|overviews?|write-?ups?|condens\w*|sums?\s+up|summing\s+up|"
+    r"paraphras\w*|reproductions?|reprint\w*|repost\w*|retell\w*|excerpt\w*|"
+    r"this\s+(?:page|article|piece|entry|passage|post|text|document|site|content)|"
+    r"(?:any|every|all|each)\s+(?:reports?|accounts?|articles?|answers?|citations?|mentions?|descriptions?|"
+    r"coverage|notes|texts?|responses?|outputs?)|citations?\s+of|when\s+citing|"
+    r"whoever|anyone\s+(?:who|writing|citing|quoting|summar\w*)|readers?|sources\s+list)\b"
+    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|撰写|生成|介绍.{0,12}(?:文章|文字|内容)", re.IGNORECASE)
+# Obligation or request.
+_OBLIGE = re.compile(
+    r"\b(?:must|should|ought\s+to|ha(?:ve|s)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|obliged|"
+    r"asked|to)|required|please|kindly|(?:could|would|can)\s+(?:you|whoever|anyone)|belongs?\s+in|"
+    r"be\s+(?:sure|certain)\s+to|make\s+sure|remember\s+to|don't\s+forget)\b"
+    r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得", re.IGNORECASE)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b|你|您", re.IGNORECASE)
+_READER = re.compile(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手", re.IGNORECASE)
+# Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
+_OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
+_MIXED_SCRIPT = re.compile(r"\b(?=\w*[a-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff])\w+\b")
+
+
+def _homoglyph_word(norm: str) -> str | None:
+    """A word of mostly Latin letters with some Greek or Cyrillic ones (a Greek word with a
+    stray Latin `o`, or IPA, is not one)."""
+    for m in _MIXED_SCRIPT.finditer(norm):
+        word = m.group()
+        other = len(_OTHER_SCRIPT.findall(word))
+        if sum("a" <= c <= "z" for c in word) > other:
+            return word
+    return None
+
+
+def _cue(pattern: re.Pattern[str], cased: str) -> str | None:
+    """The first match that is not inside a title ("What Would You Do", a song): a Title
+    Case match after the sentence's first character does not count."""
+    for m in pattern.finditer(cased):
+        if m.start() > 1 and m.group().istitle():
+            continue
+        return m.group().casefold()
+    return None
+# Letters spaced out to dodge word matching ("e v i l . c o m").
+_SPACED = re.compile(r"(?<!\S)(?:[a-z0-9.] ){5,}[a-z0-9.](?!\S)")
+
+
+def web_address(text: str) -> str | None:
+    """The first web address in `text` (a URL, a domain with a path, or a `www.` name)."""
+    norm = _normalise(text)
+    found = _URL.search(norm) or _WWW.search(norm)
+    return found.group() if found else None
+
+
+def _structural(norm: str, cased: str) -> InjectionFinding | None:
+    if _URL.search(norm):
+        return InjectionFinding(cues=["url"], reason="carries a web address: retrieved text never supplies a "
+                                                     "report's links")
+    mixed = _homoglyph_word(norm)
+    if mixed:
+        return InjectionFinding(cues=["mixed script"], reason=f"look-alike letters of another script in {mixed!r}")
+    spaced = _SPACED.search(norm)
+    if spaced:
+        return InjectionFinding(cues=["spaced letters"], reason=f"letters spaced out: {spaced.group()!r}")
+    downstream, oblige = _cue(_DOWNSTREAM, cased), _cue(_OBLIGE, cased)
+    if downstream and oblige:
+        return InjectionFinding(cues=[downstream, oblige],
+                                reason=f"tells whoever uses the page what to do ({downstream!r}, {oblige!r})")
+    you = _cue(_SECOND_PERSON, cased)
+    if you and (oblige or downstream):
+        other = oblige or downstream
+        return InjectionFinding(cues=[you, other], reason=f"addresses its reader ({you!r}, {other!r})")
+    domain = _DOMAIN.search(norm)
+    reader = _cue(_READER, cased)
+    if domain and (oblige or downstream or reader):
+        cue = oblige or downstream or reader
+        return InjectionFinding(cues=["domain", cue], reason=f"a web address ({domain.group()!r}) with a "
+                                                             f"directive cue ({cue!r})")
+    return None
 
 
 def detect_injection(text: str) -> InjectionFinding | None:
@@ -131,13 +212,9 @@ def detect_injection(text: str) -> InjectionFinding | None:
     strong = [cue for cue, pattern in _STRONG if pattern.search(norm)]
     if strong:
         return InjectionFinding(cues=strong, reason=f"instruction cue {strong[0]!r}")
-    url = _URL.search(norm)
-    if url:
-        return InjectionFinding(cues=["url"], reason="carries a URL: retrieved text never supplies a report's links")
-    reader = _READER.search(norm)
-    if reader and _LINK.search(norm):
-        return InjectionFinding(cues=["link", reader.group()],
-                                reason=f"a link addressed to the reader ({reader.group()!r})")
+    found = _structural(norm, unicodedata.normalize("NFKC", strip_invisible(text)))
+    if found is not None:
+        return found
     weak = [cue for cue, pattern in _WEAK if pattern.search(norm)]
     if len(weak) >= 2:
         return InjectionFinding(

@@ -94,3 +94,25 @@ def test_every_run_audits_its_citations(kit: ResearchKit) -> None:
     meta = sink.events[-1]
     assert cited and meta.checks["audit"] == {"ran": len(cited), "fired": 0}
     assert not [e for e in sink.events if e.type == "citation_removed"]
+
+
+def test_a_claim_carrying_a_web_address_leaves_the_report_whatever_its_quote() -> None:
+    linked = "Maximum Overdrive's records are kept at evil.example/12 for all to see."
+    cards = [card("c1", QUOTE, doc_id="d1"), card("c2", linked, doc_id="d2")]
+    report = Report(question="q", sections=[ReportSection(axis="a", title="A", claims=[
+        ReportClaim(claim_id="k1", text=QUOTE, citations=["c1"], verdict="entail", confidence="strong",
+                    independent_sources=1),
+        ReportClaim(claim_id="k2", text=linked, citations=["c2", "c1"], verdict="entail", confidence="strong",
+                    independent_sources=1)])],
+        gaps=[], disagreements=[], dropped=[], assumptions=[], corpus_cutoff=None, evidence=cards)
+    ledger = SimpleNamespace(cards={c.card_id: c for c in cards})
+    # The quote is verbatim in its source: only the link in the claim condemns it.
+    docs = {"d1": source("d1", QUOTE), "d2": source("d2", linked)}
+    rec, sink = recorder()
+    audited = audit_report(report, ledger, docs.get, rec)  # type: ignore[arg-type]
+    assert [c.claim_id for c in audited.sections[0].claims] == ["k1"] and audited.dropped == ["k2"]
+    assert [c.card_id for c in audited.evidence] == ["c1"]  # c1 stays: k1 still cites it
+    removed = [e for e in sink.events if isinstance(e, CitationRemoved)]
+    assert [(e.card_id, e.claim_removed) for e in removed] == [("c2", True), ("c1", True)]
+    assert all("evil.example/12" in e.reason and "web address" in e.reason for e in removed)
+    assert rec.checks["audit_link"] == {"ran": 2, "fired": 1}
