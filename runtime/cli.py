@@ -38,6 +38,8 @@ def research(
                                                  "verbatim-extraction model call when it cannot decide)"),
     writer: str = typer.Option("rule", help="rule | llm (a model writes claims from each section's evidence)"),
     critic: str = typer.Option("none", help="none | llm (a model in a separate context may veto one claim)"),
+    screen: str = typer.Option("rules", help="rules | llm (after the injection filter's rules, a model checks "
+                                             "each read document for instructions aimed at it)"),
     llm: str = typer.Option(None, "--llm", help="The model for llm/judge parts: fake:NAME (scripted, offline) "
                                                "or an endpoint YAML {base_url, model, sampling...}."),
     config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
@@ -53,7 +55,8 @@ def research(
         given = [name for name, is_set in (("question", question is not None), ("--seed", seed != 0),
                                            ("--policy", policy != "heuristic"), ("--planner", planner != "rule"),
                                            ("--verifier", verifier != "lexical"), ("--writer", writer != "rule"),
-                                           ("--critic", critic != "none"), ("--llm", llm is not None),
+                                           ("--critic", critic != "none"), ("--screen", screen != "rules"),
+                                           ("--llm", llm is not None),
                                            ("--config", config is not None), ("--compress", compress)) if is_set]
         if given:
             raise CommandError(f"--resume takes everything from the run's header; drop {', '.join(given)}")
@@ -66,7 +69,7 @@ def research(
     try:
         result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out,
                                     compress=compress, planner=planner, verifier_name=verifier, writer=writer,
-                                    critic=critic, llm=_model(llm))
+                                    critic=critic, screen=screen, llm=_model(llm))
     except LLMPartsError as exc:
         raise CommandError(str(exc)) from exc
     if as_json:

@@ -94,6 +94,7 @@ class ResearchEngine:
         corpus_cutoff: str | None = None,
         sleep=time.sleep,
         claim_stage=None,
+        screen=None,
     ) -> None:
         self.config = config
         self.planner = planner
@@ -105,6 +106,8 @@ class ResearchEngine:
         self.sleep = sleep
         # `write_and_verify`'s signature; the LLM writer and critic come in through here.
         self.claim_stage = claim_stage or write_and_verify
+        # The injection filter's optional model check (`runtime.llm.screen`), after its rules.
+        self.screen = screen
 
     # ------------------------------------------------------------------ run
 
@@ -409,6 +412,14 @@ class ResearchEngine:
             terms = content_terms(clean)
             rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
             candidates.append(KeepCandidate(sid=s.sid, text=clean, relevance=round(rel, 4)))
+        if self.screen is not None and candidates:
+            why = self.screen.flagged(doc.doc_id, doc.url or doc.doc_id, doc.published,
+                                      [(c.sid, c.text) for c in candidates], rec, parent, sid)
+            if why is not None:
+                rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(
+                    doc_id=doc.doc_id, sentence_ids=[c.sid for c in candidates], reason="injection", detail=why))
+                injected.update(c.sid for c in candidates)
+                candidates = []
         self._brief(self.policies.read, sid, doc.doc_id)
         choice = self.policies.read.choose_keep(candidates, self.config.read.cards_per_doc)
         chosen = list(choice.value)  # type: ignore[call-overload]

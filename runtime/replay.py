@@ -55,6 +55,8 @@ class Components:
     cutoff: str | None
     claim_stage: Any = None
     """The model-backed claim stage (writer, critic), or None for the rule-based one."""
+    screen: Any = None
+    """The injection filter's model check, or None for rules only."""
 
 
 def policy_spec_of(header: RunHeader) -> str:
@@ -144,7 +146,7 @@ def build_components(header: RunHeader, events: Sequence[BaseEvent], *, config: 
             # An llm policy answers the requests the run recorded from its model_call events.
             policies = resolve_policies(policy_spec or policy_spec_of(header), config, spec.seed, recorded=events)
     return Components(config, parts.planner, policies, parts.verifier, corpus_cutoff(header, events),
-                      parts.claim_stage)
+                      parts.claim_stage, parts.screen)
 
 
 def model_parts(header: RunHeader, events: Sequence[BaseEvent], config: ResearchConfig,
@@ -169,7 +171,8 @@ def execute(header: RunHeader, comps: Components, search_tool, read_tool,  # noq
     sink = MemorySink()
     sink.write_header(header)
     engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search_tool, read_tool,
-                            comps.cutoff, sleep=sleep, claim_stage=comps.claim_stage)
+                            comps.cutoff, sleep=sleep, claim_stage=comps.claim_stage,
+                            screen=comps.screen)
     engine.run(header, plan, Recorder(header, sink))
     return sink.events
 
@@ -328,7 +331,7 @@ def check_run(run: RunFile) -> ReplayCheck:
     search, read = recorded_tools(run.events, live=None)
     sink = MemorySink()
     engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search, read, comps.cutoff,
-                            sleep=_no_sleep, claim_stage=comps.claim_stage)
+                            sleep=_no_sleep, claim_stage=comps.claim_stage, screen=comps.screen)
     rec = Recorder(run.header, sink)
     stopped = None
     try:

@@ -62,7 +62,7 @@ def resume_run(path: str | Path, corpus: Path | None = None, kit: ResearchKit | 
 
     rec = ResumeRecorder(run.header, open_sink, run.events)
     engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search, read, comps.cutoff,
-                            claim_stage=comps.claim_stage)
+                            claim_stage=comps.claim_stage, screen=comps.screen)
     try:
         result = engine.run(run.header, comps.planner.plan(spec.question), rec)
     except (ResumeDivergence, ScriptDivergence) as exc:

@@ -117,17 +117,18 @@ def run_research(
     verifier_name: str = "lexical",
     writer: str = "rule",
     critic: str = "none",
+    screen: str = "rules",
     llm: str | ModelEndpoint | ChatClient | None = None,
 ) -> tuple[RunResult, Path | None]:
     """Plan (errors raise before anything is written), then run with full capture.
 
-    `planner="llm"`, `verifier_name="judge"`, `writer="llm"` and `critic="llm"` put a model
-    behind those roles; `llm` is the model: `fake:NAME`, an endpoint, or a ready client.
+    `planner="llm"`, `verifier_name="judge"`, `writer="llm"`, `critic="llm"` and
+    `screen="llm"` (the injection filter's model check) put a model behind those roles; `llm` is the model: `fake:NAME`, an endpoint, or a ready client.
     """
     config = config or ResearchConfig()
     client, args = _client(llm)
     parts = build_parts(config, planner=planner if isinstance(planner, str) else "rule", verifier=verifier_name,
-                        writer=writer, critic=critic, client=client, args=args)
+                        writer=writer, critic=critic, screen=screen, client=client, args=args)
     if not isinstance(planner, str):
         parts.planner = planner
     planner = parts.planner
@@ -148,7 +149,7 @@ def run_research(
     sink.write_header(header)
     rec = Recorder(header, sink)
     engine = ResearchEngine(config, planner, policies, verifier, search_tool, read_tool, kit.corpus.cutoff,
-                            claim_stage=parts.claim_stage)
+                            claim_stage=parts.claim_stage, screen=parts.screen)
     result = engine.run(header, plan, rec)
     return result, path
 

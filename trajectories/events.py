@@ -365,7 +365,7 @@ class PartFallback(BaseEvent):
     """A model-backed part could not be used as designed and its rule-based stand-in took over."""
 
     type: Literal["part_fallback"] = "part_fallback"
-    part: Literal["planner", "writer", "judge", "critic"]
+    part: Literal["planner", "writer", "judge", "critic", "screen"]
     """Which role fell back."""
     fallback: str
     """What took over, e.g. `rule planner`, `rule writer`, `deterministic verdict`, `no veto`."""

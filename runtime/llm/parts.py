@@ -3,7 +3,8 @@ their registry names, for a new run (a live or fake client) or a replay (the run
 replies).
 
 Names: planner `rule` | `naive` | `llm`; verifier `lexical` (or any registered one) |
-`judge`; writer `rule` | `llm`; critic `none` | `llm`. Model-backed parts carry `ref_args`
+`judge`; writer `rule` | `llm`; critic `none` | `llm`; screen `rules` | `llm` (the injection
+filter's optional model check after its rules). Model-backed parts carry `ref_args`
 (the client spec, model name and sampling) that the run header records, so a replay can
 rebuild them around a `RecordedChatClient` that serves the same replies.
 """
@@ -23,6 +24,7 @@ from runtime.llm.judge_verifier import JudgeVerifier
 from runtime.llm.planner import LLMPlanner
 from runtime.llm.prompts import PromptLibrary
 from runtime.llm.recorded import RecordedChatClient
+from runtime.llm.screen import LLMInjectionScreen
 from runtime.llm.writer import LLMClaimWriter
 from runtime.planner import PLANNERS, Planner, resolve_planner
 from runtime.recorder import Recorder
@@ -35,6 +37,7 @@ WRITERS = ("rule", "llm")
 MODEL_PART_VERSIONS = {("planner", "llm"): LLMPlanner.version, ("verifier", "judge"): JudgeVerifier.version}
 """Versions of the model-backed planner and verifier, for replay's header check."""
 CRITICS = ("none", "llm")
+SCREENS = ("rules", "llm")
 
 
 class LLMPartsError(ValueError):
@@ -79,17 +82,19 @@ class RunParts:
     verifier: Verifier
     claim_stage: LLMClaimStage | None = None
     """None: the engine's default, rule-based claim stage."""
+    screen: LLMInjectionScreen | None = None
+    """The injection filter's model check; None: rules only."""
     roles: dict[str, ComponentRef] = field(default_factory=dict)
-    """Writer and critic refs, recorded with the header's policies (only when model-backed)."""
+    """Writer, critic and screen refs, recorded with the header's policies (only when model-backed)."""
     prompt_versions: dict[str, str] = field(default_factory=dict)
 
 
-def uses_model(planner: str, verifier: str, writer: str, critic: str) -> bool:
-    return planner == "llm" or verifier == "judge" or writer == "llm" or critic == "llm"
+def uses_model(planner: str, verifier: str, writer: str, critic: str, screen: str = "rules") -> bool:
+    return planner == "llm" or verifier == "judge" or writer == "llm" or critic == "llm" or screen == "llm"
 
 
 def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str = "lexical", writer: str = "rule",
-                critic: str = "none", client: ChatClient | None = None, args: dict[str, Any] | None = None,
+                critic: str = "none", screen: str = "rules", client: ChatClient | None = None, args: dict[str, Any] | None = None,
                 library: PromptLibrary | None = None) -> RunParts:
     """The run's planner, verifier and claim stage. `args` (see `client_args`) go into the header."""
     if planner not in {*PLANNERS, "llm"}:
@@ -98,9 +103,11 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
         raise LLMPartsError(f"unknown writer {writer!r}; valid: {', '.join(WRITERS)}")
     if critic not in CRITICS:
         raise LLMPartsError(f"unknown critic {critic!r}; valid: {', '.join(CRITICS)}")
-    if uses_model(planner, verifier, writer, critic) and client is None:
-        raise LLMPartsError("a model-backed part (planner llm, verifier judge, writer llm or critic llm) needs a "
-                            "model client: pass --llm fake:NAME or --llm ENDPOINT.yaml")
+    if screen not in SCREENS:
+        raise LLMPartsError(f"unknown screen {screen!r}; valid: {', '.join(SCREENS)}")
+    if uses_model(planner, verifier, writer, critic, screen) and client is None:
+        raise LLMPartsError("a model-backed part (planner llm, verifier judge, writer llm, critic llm or screen llm) "
+                            "needs a model client: pass --llm fake:NAME or --llm ENDPOINT.yaml")
     library = library or PromptLibrary()
     args = args or {}
     versions: dict[str, str] = {}
@@ -117,13 +124,16 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
                               else resolve_verifier(verifier, config.verifier))
     llm_writer = versioned(LLMClaimWriter(client, library)) if writer == "llm" else None  # type: ignore[arg-type]
     llm_critic = versioned(LLMCritic(client, config.verifier, library)) if critic == "llm" else None  # type: ignore[arg-type]
+    llm_screen = versioned(LLMInjectionScreen(client, library)) if screen == "llm" else None  # type: ignore[arg-type]
     roles = {}
     if llm_writer is not None:
         roles["writer"] = ComponentRef(name=llm_writer.name, version=llm_writer.version, args=dict(args))
     if llm_critic is not None:
         roles["critic"] = ComponentRef(name=llm_critic.name, version=llm_critic.version, args=dict(args))
     stage = LLMClaimStage(llm_writer, llm_critic) if roles else None
-    return RunParts(the_planner, the_verifier, stage, roles, dict(sorted(versions.items())))
+    if llm_screen is not None:
+        roles["screen"] = ComponentRef(name=llm_screen.name, version=llm_screen.version, args=dict(args))
+    return RunParts(the_planner, the_verifier, stage, llm_screen, roles, dict(sorted(versions.items())))
 
 
 def parts_from_header(config: ResearchConfig, planner: ComponentRef, verifier_name: str, verifier: ComponentRef,
@@ -131,9 +141,10 @@ def parts_from_header(config: ResearchConfig, planner: ComponentRef, verifier_na
     """The parts a recorded run used, model-backed ones answering from its recorded replies."""
     writer = roles.get("writer")
     critic = roles.get("critic")
+    screen = roles.get("screen")
     names = {"planner": planner.name, "verifier": verifier_name, "writer": writer.name if writer else "rule",
-             "critic": critic.name if critic else "none"}
-    model_refs = [ref for ref in (planner, verifier, writer, critic) if ref is not None and "model" in ref.args]
+             "critic": critic.name if critic else "none", "screen": screen.name if screen else "rules"}
+    model_refs = [ref for ref in (planner, verifier, writer, critic, screen) if ref is not None and "model" in ref.args]
     client = recorded_client(model_refs[0].args, events) if model_refs else None
     return build_parts(config, client=client, args=model_refs[0].args if model_refs else None, **names)
 

@@ -1,0 +1,65 @@
+"""The optional model check of the injection filter (seed 001 section 14.3, second line):
+after the rules pass a read document's sentences, one `injection_check` call asks a model
+whether the passage holds instructions aimed at an AI system.
+
+- `instruction`: every remaining sentence of the document is rejected (`card_rejected`,
+  reason `injection`, detail `model check: ...`). A page that addresses the model is not
+  trusted for any of its sentences, not only the one the model might point at.
+- `clean` or `undecidable`: the sentences go on to the keep decision (the rules already
+  passed them; the model check only adds rejections).
+- a failed call or a reply that is none of the three answers: the rules' verdict stands,
+  recorded as a `part_fallback` (part `screen`, fallback `rules only`).
+
+Every check counts in `run_meta.checks["injection_model"]`, so its firing rate is known.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from runtime.llm.client import ChatClient, Constraint
+from runtime.llm.prompts import DataItem, PromptLibrary
+from runtime.llm.record import chat_and_record
+from runtime.recorder import Recorder
+from trajectories.events import PartFallback
+
+SCREEN_PROMPT = "injection_check"
+ANSWERS = ("instruction", "clean", "undecidable")
+
+
+class LLMInjectionScreen:
+    name = "llm"
+    version = "1"
+    prompt_ids = (SCREEN_PROMPT,)
+
+    def __init__(self, client: ChatClient, library: PromptLibrary | None = None) -> None:
+        self.client = client
+        self.library = library or PromptLibrary()
+        self.ref_args: dict[str, Any] = {}
+        """What the run header records about the client (set by `runtime.llm.parts.build_parts`)."""
+
+    def flagged(self, doc_id: str, source: str, date: str | None, sentences: list[tuple[str, str]],
+                rec: Recorder, parent: int, subq: str | None) -> str | None:
+        """Why the document's sentences (sid, text) must not be ingested, or None to keep them."""
+        if not sentences:
+            return None
+        prompt = self.library.get(SCREEN_PROMPT).render(
+            passage=DataItem(text=" ".join(text for _, text in sentences), source=source, date=date))
+        reply, call = chat_and_record(self.client, rec, prompt, Constraint.choice(list(ANSWERS)),
+                                      parent=parent, subq=subq)
+        answer = (reply.text or "").strip().strip(".").lower() if reply.status == "ok" else None
+        if answer not in ANSWERS:
+            if reply.status == "ok":
+                why = f"reply {(reply.text or '')[:60]!r} is not one of {list(ANSWERS)}"
+            elif reply.status == "parse_error":
+                why = f"unusable reply: {reply.error or 'no detail'}"
+            else:
+                why = f"the model call failed ({reply.status}: {reply.error or 'no detail'})"
+            rec.check("injection_model", False)
+            rec.emit(PartFallback, parent=call.seq, subq=subq, part="screen", fallback="rules only",
+                     reason=f"injection check of {doc_id}: {why}", model_call_seqs=[call.seq])
+            return None
+        rec.check("injection_model", answer == "instruction")
+        if answer != "instruction":
+            return None
+        return f"model check (model_call {call.seq}): the passage holds instructions aimed at an AI system"

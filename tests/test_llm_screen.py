@@ -1,0 +1,72 @@
+"""The injection filter's optional model check (`--screen llm`) with the scripted fake: one
+call per read document after the rules; `instruction` rejects the document's sentences,
+anything unusable leaves the rules' verdict and is recorded; the run replays exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from llm_scripts import LELAND, blocks
+
+from runtime.llm import FakeChatClient, RenderedPrompt, Scripted
+from runtime.llm.parts import LLMPartsError
+from runtime.replay import check_run
+from runtime.session import ResearchKit, run_research
+from trajectories.events import PartFallback
+from trajectories.runfile import MemorySink, read_run
+
+
+def _first_source_is_an_injection() -> tuple[FakeChatClient, list[str]]:
+    """A model that calls the first document it screens `instruction`, every other `clean`."""
+    seen: list[str] = []
+
+    def answer(prompt: RenderedPrompt, constraint: object) -> str:
+        assert prompt.id == "injection_check"
+        source = blocks(prompt)[0][0]
+        seen.append(source)
+        return "instruction" if source == seen[0] else "clean"
+
+    return FakeChatClient(answer, name="screen"), seen
+
+
+def test_a_document_the_model_flags_gives_no_card_and_the_run_replays(kit: ResearchKit, tmp_path: Path) -> None:
+    client, seen = _first_source_is_an_injection()
+    result, path = run_research(LELAND, kit, out_dir=tmp_path, llm=client, screen="llm")
+    assert path is not None and result.outcome.status == "completed"
+    run = read_run(path)
+    calls = [e for e in run.events if e.type == "model_call"]
+    assert [e.prompt_id for e in calls] == ["injection_check"] * len(seen) and len(seen) >= 2
+    assert run.header.spec.policies["screen"].name == "llm"
+    rejected = [e for e in run.events if e.type == "card_rejected" and e.rejected.reason == "injection"]
+    assert len(rejected) == 1 and rejected[0].rejected.detail.startswith(f"model check (model_call {calls[0].seq})")
+    flagged_doc = rejected[0].rejected.doc_id
+    cards = [e.card for e in run.events if e.type == "card_created"]
+    assert cards and all(c.doc_id != flagged_doc for c in cards)
+    assert run.events[-1].checks["injection_model"] == {"ran": len(seen), "fired": 1}  # type: ignore[attr-defined]
+    check = check_run(run)
+    assert check.ok, check.divergence
+
+
+@pytest.mark.parametrize("reply", ["maybe", Scripted(status="timeout")], ids=["unparsable", "timeout"])
+def test_an_unusable_check_leaves_the_rules_verdict_and_is_recorded(kit: ResearchKit, reply: object) -> None:
+    plain = MemorySink()
+    rule, _ = run_research(LELAND, kit, out_dir=None, sink=plain)
+    sink = MemorySink()
+    result, _ = run_research(LELAND, kit, out_dir=None, sink=sink, screen="llm",
+                             llm=FakeChatClient(lambda p, c: reply, name="broken"))  # type: ignore[arg-type,return-value]
+    assert result.report.sections == rule.report.sections  # nothing rejected: the rules stood
+    fallbacks = [e for e in sink.events if isinstance(e, PartFallback)]
+    calls = [e for e in sink.events if e.type == "model_call"]
+    assert fallbacks and len(fallbacks) == len(calls)
+    assert all(f.part == "screen" and f.fallback == "rules only" for f in fallbacks)
+    expected = "unusable reply: reply 'maybe' is not one of" if reply == "maybe" else "failed (timeout"
+    assert all(expected in f.reason and f.model_call_seqs == [c.seq] for f, c in zip(fallbacks, calls))
+    assert sink.events[-1].checks["injection_model"]["fired"] == 0  # type: ignore[attr-defined]
+
+
+def test_the_screen_needs_a_model_and_a_known_name(kit: ResearchKit) -> None:
+    with pytest.raises(LLMPartsError, match="screen llm"):
+        run_research(LELAND, kit, out_dir=None, sink=MemorySink(), screen="llm")
+    with pytest.raises(LLMPartsError, match="unknown screen 'model'"):
+        run_research(LELAND, kit, out_dir=None, sink=MemorySink(), screen="model")
