@@ -106,8 +106,18 @@ def _cue_pattern(cue: str) -> re.Pattern[str]:
     return re.compile(escaped)  # CJK has no word boundaries
 
 
-_STRONG = [(cue, _cue_pattern(cue)) for cue in STRONG_CUES]
-_WEAK = [(cue, _cue_pattern(cue)) for cue in WEAK_CUES]
+def _lead(cue: str) -> str:
+    """A substring every match of the cue holds (its first word; CJK: its first two
+    characters): a plain `in` test rules most cues out before their regex runs."""
+    return cue.split()[0] if cue.isascii() else cue[:2]
+
+
+_STRONG = [(cue, _lead(cue), _cue_pattern(cue)) for cue in STRONG_CUES]
+_WEAK = [(cue, _lead(cue), _cue_pattern(cue)) for cue in WEAK_CUES]
+
+
+def _found(cues: list[tuple[str, str, re.Pattern[str]]], norm: str) -> list[str]:
+    return [cue for cue, lead, pattern in cues if lead in norm and pattern.search(norm)]
 
 
 def _normalise(text: str) -> str:
@@ -127,23 +137,44 @@ _URL = re.compile(r"\bhttps?://\S+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{
 _WWW = re.compile(r"\bwww\.\S+")
 _DOMAIN = re.compile(r"\bwww\.\S|\b[a-z0-9][a-z0-9-]*\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|info|biz|example|xyz|site|online|"
                      r"top|co|me|ai|app|dev)\b")
+
+
+class _Cue:
+    """A word-class pattern: searched in the casefolded text first (fast, no case flag),
+    then, only where it is there, in the cased text, where a Title Case match after the
+    sentence's first character does not count ("What Would You Do" is a song, not a request)."""
+
+    def __init__(self, pattern: str) -> None:
+        self.folded = re.compile(pattern)
+        self.cased = re.compile(pattern, re.IGNORECASE)
+
+    def __call__(self, norm: str, cased: str) -> str | None:
+        if not self.folded.search(norm):
+            return None
+        for m in self.cased.finditer(cased):
+            if m.start() > 1 and m.group().istitle():
+                continue
+            return m.group().casefold()
+        return None
+
+
 # Text made from the page, the act of making it, or who makes and reads it.
-_DOWNSTREAM = re.compile(
+_DOWNSTREAM = _Cue(
     r"\b(?:summar(?:y|ies|is\w*|iz\w*)|digests?|recaps?|overviews?|write-?ups?|condens\w*|sums?\s+up|summing\s+up|"
     r"paraphras\w*|reproductions?|reprint\w*|repost\w*|retell\w*|excerpt\w*|"
     r"this\s+(?:page|article|piece|entry|passage|post|text|document|site|content)|"
     r"(?:any|every|all|each)\s+(?:reports?|accounts?|articles?|answers?|citations?|mentions?|descriptions?|"
     r"coverage|notes|texts?|responses?|outputs?)|citations?\s+of|when\s+citing|"
     r"whoever|anyone\s+(?:who|writing|citing|quoting|summar\w*)|readers?|sources\s+list)\b"
-    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|撰写|生成|介绍.{0,12}(?:文章|文字|内容)", re.IGNORECASE)
+    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|撰写|生成|介绍.{0,12}(?:文章|文字|内容)")
 # Obligation or request.
-_OBLIGE = re.compile(
+_OBLIGE = _Cue(
     r"\b(?:must|should|ought\s+to|ha(?:ve|s)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|obliged|"
     r"asked|to)|required|please|kindly|(?:could|would|can)\s+(?:you|whoever|anyone)|belongs?\s+in|"
     r"be\s+(?:sure|certain)\s+to|make\s+sure|remember\s+to|don't\s+forget)\b"
-    r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得", re.IGNORECASE)
-_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b|你|您", re.IGNORECASE)
-_READER = re.compile(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手", re.IGNORECASE)
+    r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得")
+_SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
+_READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
 _MIXED_SCRIPT = re.compile(r"\b(?=\w*[a-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff])\w+\b")
@@ -152,6 +183,8 @@ _MIXED_SCRIPT = re.compile(r"\b(?=\w*[a-z])(?=\w*[\u0370-\u03ff\u0400-\u04ff])\w
 def _homoglyph_word(norm: str) -> str | None:
     """A word of mostly Latin letters with some Greek or Cyrillic ones (a Greek word with a
     stray Latin `o`, or IPA, is not one)."""
+    if not _OTHER_SCRIPT.search(norm):
+        return None
     for m in _MIXED_SCRIPT.finditer(norm):
         word = m.group()
         other = len(_OTHER_SCRIPT.findall(word))
@@ -160,14 +193,6 @@ def _homoglyph_word(norm: str) -> str | None:
     return None
 
 
-def _cue(pattern: re.Pattern[str], cased: str) -> str | None:
-    """The first match that is not inside a title ("What Would You Do", a song): a Title
-    Case match after the sentence's first character does not count."""
-    for m in pattern.finditer(cased):
-        if m.start() > 1 and m.group().istitle():
-            continue
-        return m.group().casefold()
-    return None
 # Letters spaced out to dodge word matching ("e v i l . c o m").
 _SPACED = re.compile(r"(?<!\S)(?:[a-z0-9.] ){5,}[a-z0-9.](?!\S)")
 
@@ -180,7 +205,7 @@ def web_address(text: str) -> str | None:
 
 
 def _structural(norm: str, cased: str) -> InjectionFinding | None:
-    if _URL.search(norm):
+    if "/" in norm and _URL.search(norm):
         return InjectionFinding(cues=["url"], reason="carries a web address: retrieved text never supplies a "
                                                      "report's links")
     mixed = _homoglyph_word(norm)
@@ -189,16 +214,16 @@ def _structural(norm: str, cased: str) -> InjectionFinding | None:
     spaced = _SPACED.search(norm)
     if spaced:
         return InjectionFinding(cues=["spaced letters"], reason=f"letters spaced out: {spaced.group()!r}")
-    downstream, oblige = _cue(_DOWNSTREAM, cased), _cue(_OBLIGE, cased)
+    downstream, oblige = _DOWNSTREAM(norm, cased), _OBLIGE(norm, cased)
     if downstream and oblige:
         return InjectionFinding(cues=[downstream, oblige],
                                 reason=f"tells whoever uses the page what to do ({downstream!r}, {oblige!r})")
-    you = _cue(_SECOND_PERSON, cased)
-    if you and (oblige or downstream):
+    you = _SECOND_PERSON(norm, cased) if oblige or downstream else None
+    if you:
         other = oblige or downstream
         return InjectionFinding(cues=[you, other], reason=f"addresses its reader ({you!r}, {other!r})")
     domain = _DOMAIN.search(norm)
-    reader = _cue(_READER, cased)
+    reader = _READER(norm, cased) if domain and not (oblige or downstream) else None
     if domain and (oblige or downstream or reader):
         cue = oblige or downstream or reader
         return InjectionFinding(cues=["domain", cue], reason=f"a web address ({domain.group()!r}) with a "
@@ -209,13 +234,13 @@ def _structural(norm: str, cased: str) -> InjectionFinding | None:
 def detect_injection(text: str) -> InjectionFinding | None:
     """Rule-based injection check; None when no rule fires."""
     norm = _normalise(text)
-    strong = [cue for cue, pattern in _STRONG if pattern.search(norm)]
+    strong = _found(_STRONG, norm)
     if strong:
         return InjectionFinding(cues=strong, reason=f"instruction cue {strong[0]!r}")
     found = _structural(norm, unicodedata.normalize("NFKC", strip_invisible(text)))
     if found is not None:
         return found
-    weak = [cue for cue, pattern in _WEAK if pattern.search(norm)]
+    weak = _found(_WEAK, norm)
     if len(weak) >= 2:
         return InjectionFinding(
             cues=weak, reason=f"{len(weak)} weak cues together: {', '.join(map(repr, weak))}"
