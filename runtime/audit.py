@@ -8,16 +8,26 @@ must be the document's. A citation that fails is removed (`citation_removed`); a
 with no citation leaves the report and is listed as dropped. A claim whose text carries a web
 address loses all its citations, whatever its quotes: a report's links come from its
 citations only, so a link in a claim is text an injection planted (the last line behind the
-ingest filter, whatever the injection's wording). Every citation checked counts
-in `run_meta.checks["audit"]`, so its firing rate is known.
+ingest filter, whatever the injection's wording).
+
+Polluted mirrors (seed 14.4: a page copied with something planted in it). Page B copies
+page A when B holds at least 80% of A's sentences (100 characters or more of them). A quote B has and A
+lacks is something B added; when A's evidence type ranks above B's (authority: high,
+medium, low, unknown) and both were read in this run, that citation is removed, whatever
+the sentence says; a card from B that stays (its quote is on A too) shows as context only
+the sentences A has. Copies of equal standing are not judged: neither can be told to be the
+original.
+
+Every citation checked counts in `run_meta.checks` (`audit`, `audit_link`, `audit_mirror`),
+so each check's firing rate is known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from runtime.injection import strip_invisible, web_address
-from runtime.ledger import Ledger
+from runtime.ledger import AUTHORITY, Ledger
 from runtime.recorder import Recorder
 from trajectories.events import CitationRemoved
 from trajectories.models import (
@@ -52,15 +62,71 @@ def citation_problem(card: EvidenceCard | None, source: ReadResponse | None) -> 
     return None
 
 
-def audit_report(report: Report, ledger: Ledger, source_of: SourceLookup, rec: Recorder) -> Report:
-    """The report with every citation its source does not bear out removed (and recorded)."""
+_RANK = {"high": 3, "medium": 2, "low": 1, "unknown": 0}
+
+
+def _rank(source: ReadResponse) -> int:
+    return _RANK[AUTHORITY.get(source.source_type or "", "unknown")]
+
+
+def _sentences(page: ReadResponse) -> set[str]:
+    return {_fold(s.text) for s in page.sentences}
+
+
+def copies(page: ReadResponse, other: ReadResponse) -> bool:
+    """Does `page` hold at least 80% of `other`'s sentences, and 100 characters or more of them?"""
+    theirs = _sentences(other)
+    shared = theirs & _sentences(page)
+    return bool(theirs) and len(shared) >= 0.8 * len(theirs) and sum(map(len, shared)) >= 100
+
+
+def original_of(source: ReadResponse, pages: Sequence[ReadResponse]) -> ReadResponse | None:
+    """The page read in this run that `source` copies and that is graded above it, if any."""
+    for other in pages:
+        if other.doc_id != source.doc_id and other.status == "ok" and _rank(other) > _rank(source) \
+                and copies(source, other):
+            return other
+    return None
+
+
+def mirror_problem(card: EvidenceCard, source: ReadResponse, pages: Sequence[ReadResponse]) -> str | None:
+    """Why the quote is what a lower-graded copy added to a page read in this run, or None."""
+    original = original_of(source, pages)
+    if original is None or _fold(card.quote) in _sentences(original) or \
+            _fold(card.quote) in _fold(" ".join(s.text for s in original.sentences)):
+        return None
+    return (f"the quote is only in {card.doc_id}, a copy of {original.doc_id} graded below it: what a "
+            "mirror adds to a page is not evidence")
+
+
+def trimmed_context(card: EvidenceCard, source: ReadResponse, pages: Sequence[ReadResponse]) -> EvidenceCard:
+    """A card from a lower-graded copy shows, as context, only sentences its original has too."""
+    original = original_of(source, pages)
+    if original is None:
+        return card
+    theirs = _sentences(original)
+    context = _fold(card.context)
+    kept = [s.text for s in source.sentences if _fold(s.text) in context and _fold(s.text) in theirs]
+    text = " ".join(kept) or card.quote
+    return card if _fold(text) == context else card.model_copy(update={"context": text})
+
+
+def audit_report(report: Report, ledger: Ledger, source_of: SourceLookup, rec: Recorder,
+                 pages: Sequence[ReadResponse] = ()) -> Report:
+    """The report with every citation its source does not bear out removed (and recorded).
+    `pages`: every page read in this run, for the polluted-mirror check."""
+    pages = [p for p in pages if p.status == "ok"]
     verdicts: dict[str, str | None] = {}
 
     def bad(card_id: str) -> str | None:
         if card_id not in verdicts:
             card = ledger.cards.get(card_id)
-            verdicts[card_id] = citation_problem(card, source_of(card.doc_id) if card else None)
+            source = source_of(card.doc_id) if card else None
+            verdicts[card_id] = citation_problem(card, source)
             rec.check("audit", verdicts[card_id] is not None)
+            if verdicts[card_id] is None and card is not None and source is not None and pages:
+                verdicts[card_id] = mirror_problem(card, source, pages)
+                rec.check("audit_mirror", verdicts[card_id] is not None)
         return verdicts[card_id]
 
     removed_claims: list[str] = []
@@ -96,13 +162,17 @@ def audit_report(report: Report, ledger: Ledger, source_of: SourceLookup, rec: R
             disagreements.append(d.model_copy(update={"card_ids": cards, "counter_card_ids": counters}))
         else:
             removed_claims.append(d.claim_id)
-    if not linked and not any(v is not None for v in verdicts.values()):
-        return report
     cited = {c for s in sections for claim in s.claims for c in claim.citations} | \
             {c for d in disagreements for c in [*d.card_ids, *d.counter_card_ids]}
+    evidence = [card for card in report.evidence if card.card_id in cited]
+    if pages:
+        evidence = [trimmed_context(card, source, pages) if (source := source_of(card.doc_id)) else card
+                    for card in evidence]
+    if not linked and not any(v is not None for v in verdicts.values()) and evidence == report.evidence:
+        return report
     return report.model_copy(update={
         "sections": sections,
         "disagreements": disagreements,
         "dropped": [*report.dropped, *removed_claims],
-        "evidence": [card for card in report.evidence if card.card_id in cited],
+        "evidence": evidence,
     })

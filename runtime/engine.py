@@ -172,7 +172,8 @@ class ResearchEngine:
             for sid, s in self.states.items()
         }
         report = build_report(plan, outcomes, self.ledger, claims, dropped, dict(self.resolved), self.cutoff)
-        report = audit_report(report, self.ledger, lambda doc_id: self.read_docs.get(doc_id, (None, 0))[0], rec)
+        report = audit_report(report, self.ledger, lambda doc_id: self.read_docs.get(doc_id, (None, 0))[0], rec,
+                              pages=[doc for doc, _ in self.read_docs.values()])
         rec.emit(ReportWritten, report=report)
         outcome = self._outcome(report, claims, kept_ids, dropped, stop_reason)
         rec.emit(RunFinished, outcome=outcome)
