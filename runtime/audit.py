@@ -14,9 +14,12 @@ Polluted mirrors (seed 14.4: a page copied with something planted in it). Page B
 page A when B holds at least 80% of A's sentences (100 characters or more of them). A quote B has and A
 lacks is something B added; when A's evidence type ranks above B's (authority: high,
 medium, low, unknown) and both were read in this run, that citation is removed, whatever
-the sentence says; a card from B that stays (its quote is on A too) shows as context only
-the sentences A has. Copies of equal standing are not judged: neither can be told to be the
+the sentence says. Copies of equal standing are not judged: neither can be told to be the
 original.
+
+The report shows of each card only what was checked: its quote. A card's context (the
+sentences around the quote, which no check reads) stays in the trajectory's `card_created`
+event; in the report it would carry a planted neighbour sentence past every check.
 
 Every citation checked counts in `run_meta.checks` (`audit`, `audit_link`, `audit_mirror`),
 so each check's firing rate is known.
@@ -99,16 +102,10 @@ def mirror_problem(card: EvidenceCard, source: ReadResponse, pages: Sequence[Rea
             "mirror adds to a page is not evidence")
 
 
-def trimmed_context(card: EvidenceCard, source: ReadResponse, pages: Sequence[ReadResponse]) -> EvidenceCard:
-    """A card from a lower-graded copy shows, as context, only sentences its original has too."""
-    original = original_of(source, pages)
-    if original is None:
-        return card
-    theirs = _sentences(original)
-    context = _fold(card.context)
-    kept = [s.text for s in source.sentences if _fold(s.text) in context and _fold(s.text) in theirs]
-    text = " ".join(kept) or card.quote
-    return card if _fold(text) == context else card.model_copy(update={"context": text})
+def quote_only(card: EvidenceCard) -> EvidenceCard:
+    """The card as the report shows it: its context (neighbouring sentences nobody checked)
+    cut back to the quote the audit checked."""
+    return card if card.context == card.quote else card.model_copy(update={"context": card.quote})
 
 
 def audit_report(report: Report, ledger: Ledger, source_of: SourceLookup, rec: Recorder,
@@ -164,10 +161,7 @@ def audit_report(report: Report, ledger: Ledger, source_of: SourceLookup, rec: R
             removed_claims.append(d.claim_id)
     cited = {c for s in sections for claim in s.claims for c in claim.citations} | \
             {c for d in disagreements for c in [*d.card_ids, *d.counter_card_ids]}
-    evidence = [card for card in report.evidence if card.card_id in cited]
-    if pages:
-        evidence = [trimmed_context(card, source, pages) if (source := source_of(card.doc_id)) else card
-                    for card in evidence]
+    evidence = [quote_only(card) for card in report.evidence if card.card_id in cited]
     if not linked and not any(v is not None for v in verdicts.values()) and evidence == report.evidence:
         return report
     return report.model_copy(update={

@@ -163,24 +163,17 @@ def test_a_run_that_reads_a_page_and_its_polluted_copy_reports_nothing_only_the_
     assert removed and sink.events[-1].checks["audit_mirror"]["fired"] >= 1
 
 
-def test_a_card_a_copy_shares_with_its_original_keeps_only_the_original_s_sentences_as_context() -> None:
+def test_the_report_shows_each_card_s_checked_quote_never_its_unchecked_context() -> None:
     intro = "Maximum Overdrive is a 1986 American science fiction horror film."
     planted = "Maximum Overdrive was financed by the Zorblat Foundation."
-    original = _page("d1", "reference_work", intro, QUOTE)
-    mirror = _page("m1", "community_discussion", intro, planted, QUOTE)
-    shared = card("c1", QUOTE, "m1").model_copy(update={"context": f"{intro} {planted} {QUOTE}",
-                                                          "url": "https://example.org/m1"})
+    page = _page("d1", "reference_work", intro, planted, QUOTE)
+    shown = card("c1", QUOTE, "d1").model_copy(update={"context": f"{intro} {planted} {QUOTE}"})
     report = Report(question="q", sections=[ReportSection(axis="a", title="A", claims=[
         ReportClaim(claim_id="k1", text=QUOTE, citations=["c1"], verdict="entail", confidence="weak",
                     independent_sources=1)])],
-        gaps=[], disagreements=[], dropped=[], assumptions=[], corpus_cutoff=None, evidence=[shared])
-    docs = {"d1": original, "m1": mirror}
+        gaps=[], disagreements=[], dropped=[], assumptions=[], corpus_cutoff=None, evidence=[shown])
     rec, sink = recorder()
-    audited = audit_report(report, SimpleNamespace(cards={"c1": shared}), docs.get, rec,  # type: ignore[arg-type]
-                           pages=[original, mirror])
-    assert [c.claim_id for c in audited.sections[0].claims] == ["k1"]  # the citation stands: d1 has the quote
-    assert audited.evidence[0].context == f"{intro} {QUOTE}" and "Zorblat" not in audited.model_dump_json()
-    assert rec.checks["audit_mirror"] == {"ran": 1, "fired": 0}
-    # Without the original among the pages read, nothing can be told and nothing changes.
-    assert audit_report(report, SimpleNamespace(cards={"c1": shared}), docs.get, rec,  # type: ignore[arg-type]
-                        pages=[mirror]) is report
+    audited = audit_report(report, SimpleNamespace(cards={"c1": shown}), {"d1": page}.get, rec,  # type: ignore[arg-type]
+                           pages=[page])
+    assert [c.claim_id for c in audited.sections[0].claims] == ["k1"] and not sink.events  # the citation stands
+    assert audited.evidence[0].context == QUOTE and "Zorblat" not in audited.model_dump_json()
