@@ -24,7 +24,9 @@ from trajectories.models import Claim, VerdictRecord
 from trajectories.runfile import FileSink, RunFile, decompress_run_bytes, dumps_line, read_run
 from trajectories.store import TABLES, Store, StoreError, ingest
 from trajectories.store_queries import (
+    check_firing,
     decisions_by_kind_and_policy,
+    render_stats,
     searches_per_subquestion,
     stats,
     summarize_distribution,
@@ -447,6 +449,29 @@ def test_query_functions_on_a_hand_checked_store(tmp_path: Path) -> None:
     s = stats(store)
     assert s["rows"] == {"runs": 2, "events": 7, "blobs": 0, "decisions": 5, "tool_calls": 5, "claims": 4}
     assert s["runs"] == {"runs": 2, "finished": 1, "torn": 1, "questions": 1}
+    assert s["checks"] == []  # no run_meta events: no checks recorded
+
+
+def test_check_firing_counts_runs_and_flags_a_check_that_fires_on_most(tmp_path: Path) -> None:
+    store = Store.create(tmp_path / "checks")
+    metas = [{"checks": {"audit": {"ran": 3, "fired": 0}, "judge": {"ran": 2, "fired": 1}}},
+             {"checks": {"audit": {"ran": 2, "fired": 1}, "judge": {"ran": 4, "fired": 2}, "critic": {"ran": 0,
+                                                                                                 "fired": 0}}},
+             {"checks": {"audit": {"ran": 1, "fired": 0}}},
+             {}]
+    events = pl.DataFrame({"run_id": ["r1", "r2", "r3", "r4", "r1"], "seq": [9, 9, 9, 9, 0],
+                           "subq": [None] * 5, "type": ["run_meta"] * 4 + ["plan_created"],
+                           "payload": [json.dumps(m) for m in metas] + ['{"checks": {"audit": {"ran": 9, "fired": 9}}}']},
+                          schema_overrides={"subq": pl.String})
+    store.write_part("events", store.new_part(), events)
+    store._save_manifest()
+    rows = {r["check"]: r for r in check_firing(Store.open(tmp_path / "checks")).to_dicts()}
+    assert set(rows) == {"audit", "judge"}  # critic never ran; a non-run_meta payload is not read
+    assert rows["audit"] == {"check": "audit", "runs": 3, "runs_fired": 1, "share_of_runs": 0.3333, "ran": 6,
+                             "fired": 1, "fire_rate": 0.1667, "most_runs": False}
+    assert rows["judge"]["runs_fired"] == 2 and rows["judge"]["most_runs"] and rows["judge"]["fire_rate"] == 0.5
+    text = render_stats({**stats(Store.open(tmp_path / "checks")), "checks": list(rows.values())})
+    assert "fires on most runs" in text and text.count("fires on most runs") == 1
 
 
 def test_claims_follow_rewrites_and_drops(runs: dict[str, RunFile], tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The store's common questions as polars queries; `citeloop store stats` prints them.
+"""The store's common questions as polars queries; `citeloop store stats` prints them,
+with the firing rate of every check the runs recorded (`run_meta.checks`).
 
 Each takes a `Store` and returns a small DataFrame (the module docstring of
 `trajectories.store` shows the same queries inline).
@@ -6,6 +7,7 @@ Each takes a `Store` and returns a small DataFrame (the module docstring of
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import polars as pl
@@ -88,6 +90,34 @@ def events_by_type(store: Store) -> pl.DataFrame:
     return store.scan("events").group_by("type").agg(n=pl.len()).sort("n", "type", descending=[True, False]).collect()
 
 
+MOST_RUNS = 0.5
+"""A check that fires in more than this share of the runs it ran in is flagged: seed 002 says a
+check that fires on most runs is a bug (in the check, or in what it checks)."""
+
+
+def check_firing(store: Store) -> pl.DataFrame:
+    """Per check of `run_meta.checks`: (check, runs, runs_fired, share_of_runs, ran, fired,
+    fire_rate, most_runs). `runs` counts runs where the check ran at least once."""
+    metas = store.scan("events").filter(pl.col("type") == "run_meta").select("payload").collect()["payload"]
+    totals: dict[str, list[int]] = {}
+    for payload in metas:
+        for check, counts in (json.loads(payload).get("checks") or {}).items():
+            ran, fired = int(counts.get("ran", 0)), int(counts.get("fired", 0))
+            if ran == 0:
+                continue
+            t = totals.setdefault(check, [0, 0, 0, 0])
+            t[0] += 1
+            t[1] += fired > 0
+            t[2] += ran
+            t[3] += fired
+    rows = [{"check": check, "runs": r, "runs_fired": rf, "share_of_runs": round(rf / r, 4), "ran": ran,
+             "fired": fired, "fire_rate": round(fired / ran, 4), "most_runs": rf / r > MOST_RUNS}
+            for check, (r, rf, ran, fired) in sorted(totals.items())]
+    schema = {"check": pl.String(), "runs": pl.Int64(), "runs_fired": pl.Int64(), "share_of_runs": pl.Float64(),
+              "ran": pl.Int64(), "fired": pl.Int64(), "fire_rate": pl.Float64(), "most_runs": pl.Boolean()}
+    return pl.DataFrame(rows, schema=schema)
+
+
 def run_summary(store: Store) -> dict[str, Any]:
     runs = store.scan("runs").select(
         runs=pl.len(),
@@ -112,6 +142,7 @@ def stats(store: Store) -> dict[str, Any]:
             "distribution": dist.to_dicts(),
         },
         "verdicts": verdict_distribution(store).to_dicts(),
+        "checks": check_firing(store).to_dicts(),
     }
 
 
@@ -137,4 +168,10 @@ def render_stats(s: dict[str, Any]) -> str:
     out.append(f"{'verdict':<12} {'claims':>9} {'share':>8} {'dropped':>8} {'rewritten':>10}")
     for d in s["verdicts"]:
         out.append(f"{d['verdict']!s:<12} {d['n']:>9,} {d['share']:>8.2%} {d['dropped']:>8,} {d['rewritten']:>10,}")
+    out.append("")
+    out.append(f"{'check':<18} {'runs':>7} {'fired in':>9} {'share':>7} {'ran':>9} {'fired':>8} {'rate':>7}")
+    for d in s["checks"]:
+        flag = "  fires on most runs: a bug? (seed 002)" if d["most_runs"] else ""
+        out.append(f"{d['check']:<18} {d['runs']:>7,} {d['runs_fired']:>9,} {d['share_of_runs']:>7.2%} "
+                   f"{d['ran']:>9,} {d['fired']:>8,} {d['fire_rate']:>7.2%}{flag}")
     return "\n".join(out)
