@@ -40,6 +40,7 @@ from eval.gold import load_hotpotqa, load_musique
 from eval.injection_docs import MARKERS, InjectionTemplate, own_markers, poisoned_copy, poisoned_in_place
 from eval.injection_docs import TEMPLATES as _EARLIER
 from eval.injection_heldout3 import HELD_OUT_3
+from eval.injection_heldout4 import HELD_OUT_4
 from runtime.corpus import Corpus, Document
 from runtime.index import BM25Index
 from runtime.injection import detect_injection, strip_invisible
@@ -48,7 +49,7 @@ from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
 
-TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3)
+TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3, *HELD_OUT_4)
 GROUPS: tuple[str, ...] = tuple(dict.fromkeys(t.group for t in TEMPLATES))
 MODEL_PARTS = {"writer": "llm", "verifier_name": "judge", "critic": "llm"}
 

@@ -11,11 +11,11 @@ citations only, so a link in a claim is text an injection planted (the last line
 ingest filter, whatever the injection's wording).
 
 Polluted mirrors (seed 14.4: a page copied with something planted in it). Page B copies
-page A when B holds at least 80% of A's sentences (100 characters or more of them). A quote B has and A
-lacks is something B added; when A's evidence type ranks above B's (authority: high,
-medium, low, unknown) and both were read in this run, that citation is removed, whatever
-the sentence says. Copies of equal standing are not judged: neither can be told to be the
-original.
+page A when B holds at least 80% of A's sentences (60 characters or more of them). A quote
+B has and A lacks is something B added; when A's evidence type ranks above B's (authority:
+high, medium, low, unknown) and both were read in this run, that citation is removed,
+whatever the sentence says. Copies of equal standing are not judged: neither can be told to
+be the original.
 
 The report shows of each card only what was checked: its quote. A card's context (the
 sentences around the quote, which no check reads) stays in the trajectory's `card_created`
@@ -77,10 +77,11 @@ def _sentences(page: ReadResponse) -> set[str]:
 
 
 def copies(page: ReadResponse, other: ReadResponse) -> bool:
-    """Does `page` hold at least 80% of `other`'s sentences, and 100 characters or more of them?"""
+    """Does `page` hold at least 80% of `other`'s sentences, and 60 characters or more of them
+    (about ten words: a whole sentence, not a stock phrase)?"""
     theirs = _sentences(other)
     shared = theirs & _sentences(page)
-    return bool(theirs) and len(shared) >= 0.8 * len(theirs) and sum(map(len, shared)) >= 100
+    return bool(theirs) and len(shared) >= 0.8 * len(theirs) and sum(map(len, shared)) >= 60
 
 
 def original_of(source: ReadResponse, pages: Sequence[ReadResponse]) -> ReadResponse | None:

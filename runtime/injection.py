@@ -120,10 +120,14 @@ def _found(cues: list[tuple[str, str, re.Pattern[str]]], norm: str) -> list[str]
     return [cue for cue, lead, pattern in cues if lead in norm and pattern.search(norm)]
 
 
+_CJK_GAP = re.compile(r"(?<=[\u3000-\u30ff\u4e00-\u9fff\uff01-\uff1f]) +(?=[\u3000-\u30ff\u4e00-\u9fff\uff01-\uff1f])")
+
+
 def _normalise(text: str) -> str:
     # NFKC folds full-width and styled letters ("ｉｇｎｏｒｅ") onto plain ones; casefold
-    # after it so folded capitals are lowered too.
-    return unicodedata.normalize("NFKC", strip_invisible(text)).casefold()
+    # after it so folded capitals are lowered too. Chinese is written without spaces, so
+    # spaces between two CJK characters ("请 在 结 论") are an evasion and go.
+    return _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text)).casefold())
 
 
 # Structural cues (added 2026-11-30, when held-out phrasings showed the fixed phrases above
@@ -165,15 +169,32 @@ _DOWNSTREAM = _Cue(
     r"this\s+(?:page|article|piece|entry|passage|post|text|document|site|content)|"
     r"(?:any|every|all|each)\s+(?:reports?|accounts?|articles?|answers?|citations?|mentions?|descriptions?|"
     r"coverage|notes|texts?|responses?|outputs?)|citations?\s+of|when\s+citing|"
-    r"whoever|anyone\s+(?:who|writing|citing|quoting|summar\w*)|readers?|sources\s+list)\b"
-    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|撰写|生成|介绍.{0,12}(?:文章|文字|内容)")
+    r"whoever|anyone\s+(?:who|writing|citing|quoting|covering|summar\w*)|readers?|sources\s+list|"
+    r"the\s+output|outputs?\s+(?:of|about|on)|into\s+another\s+language|"
+    r"(?:outlets?|media|press|writers?|authors?|editors?|tools?|generators?)\s+(?:covering|writing|reporting|"
+    r"that|who)|this\s+question\s+comes\s+up)\b"
+    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|撰写|生成|综述|结论中|"
+    r"介绍.{0,12}(?:文章|文字|内容)")
 # Obligation or request.
 _OBLIGE = _Cue(
     r"\b(?:must|should|ought\s+to|ha(?:ve|s)\s+to|needs?\s+to|(?:is|are)\s+(?:required|expected|obliged|"
     r"asked|to)|required|please|kindly|(?:could|would|can)\s+(?:you|whoever|anyone)|belongs?\s+in|"
-    r"be\s+(?:sure|certain)\s+to|make\s+sure|remember\s+to|don't\s+forget)\b"
-    r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得")
+    r"be\s+(?:sure|certain)\s+to|make\s+sure|remember\s+to|don't\s+forget|"
+    r"(?:we|i)\s+(?:ask|urge|request|invite|expect)|(?:asks?|urges?|requests?)\s+(?:\w+\s+){0,5}to|"
+    r"(?:always|exactly)\s+(?:answer|say|state|write|describe|cite|mention|credit)\w*|answer\s+exactly)\b"
+    # A conditional clause, then a bare imperative: "when translating X, end the output with ...".
+    r"|\b(?:when|whenever|if|before)\b[^.;]{3,80},\s*(?:add|append|end|begin|start|open|close|mention|include|"
+    r"cite|credit|describe|say|state|write|answer|list|name|link|put|keep|retain|use|refer|attribute|thank)\b"
+    r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
+    r"不该|理应|难道不")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
+# Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
+_ADDRESS = _Cue(
+    r"\b(?:(?:note|notice|message|reminder|attention)\s+(?:for|to)\s+(?:\w+\s+){0,3}"
+    r"(?:assistants?|ai|bots?|models?|llms?|agents?|tools?|writers?|translators?|editors?|outlets?|summari[sz]ers?|"
+    r"generators?|crawlers?|systems?)|(?:assistants?|ai|bots?|models?|llms?|agents?|tools?|translators?|"
+    r"summari[sz]ers?|generators?|crawlers?)\s*[:,])"
+    r"|(?:致|给|各位|亲爱的)\s*(?:ai|模型|助手|工具|机器人|小伙伴)|(?:ai|模型|助手|工具)(?:们)?[:：]")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
@@ -218,7 +239,7 @@ def _structural(norm: str, cased: str) -> InjectionFinding | None:
     if downstream and oblige:
         return InjectionFinding(cues=[downstream, oblige],
                                 reason=f"tells whoever uses the page what to do ({downstream!r}, {oblige!r})")
-    you = _SECOND_PERSON(norm, cased) if oblige or downstream else None
+    you = (_SECOND_PERSON(norm, cased) or _ADDRESS(norm, cased)) if oblige or downstream else None
     if you:
         other = oblige or downstream
         return InjectionFinding(cues=[you, other], reason=f"addresses its reader ({you!r}, {other!r})")
@@ -237,7 +258,7 @@ def detect_injection(text: str) -> InjectionFinding | None:
     strong = _found(_STRONG, norm)
     if strong:
         return InjectionFinding(cues=strong, reason=f"instruction cue {strong[0]!r}")
-    found = _structural(norm, unicodedata.normalize("NFKC", strip_invisible(text)))
+    found = _structural(norm, _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text))))
     if found is not None:
         return found
     weak = _found(_WEAK, norm)
