@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from eval.bench_injection import MODEL_PARTS, obedient_model
-from eval.gold import load_hotpotqa, load_musique
+from eval.gold import shared_multihop
 from runtime.llm import FakeChatClient
 from runtime.llm.client import ModelEndpoint
 from runtime.registry import read_yaml_mapping
@@ -51,9 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     kit = ResearchKit.load()
-    questions = load_hotpotqa(args.data / "multihop" / "hotpotqa_100.json", kit.corpus)
-    questions += load_musique(args.data / "multihop" / "musique_100.json", kit.corpus)
-    questions = questions[: args.questions]
+    questions = shared_multihop(args.data, kit.corpus)[: args.questions]
     llm = load_model_spec(args.llm) if args.llm else FakeChatClient(obedient_model, name="obedient")
     pipelines = {"rule": {}, "model": {"llm": llm, **MODEL_PARTS}}
     limits = {"rule": len(questions), "model": args.model_questions or len(questions)}

@@ -36,7 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from eval.gold import load_hotpotqa, load_musique
+from eval.gold import shared_multihop
 from eval.injection_docs import MARKERS, InjectionTemplate, own_markers, poisoned_copy, poisoned_in_place
 from eval.injection_docs import TEMPLATES as _EARLIER
 from eval.injection_heldout3 import HELD_OUT_3
@@ -212,8 +212,7 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     clean = ResearchKit.load()
-    questions = load_hotpotqa(args.data / "multihop" / "hotpotqa_100.json", clean.corpus)
-    questions += load_musique(args.data / "multihop" / "musique_100.json", clean.corpus)
+    questions = shared_multihop(args.data, clean.corpus)
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
     unknown = sorted(set(groups) - set(GROUPS))
     if unknown:

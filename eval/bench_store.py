@@ -59,12 +59,11 @@ def _run_one(task: tuple[str, str, int, str]) -> int:
 
 
 def generate(data: Path, out_dir: Path, seeds: int, workers: int) -> dict:
-    from eval.gold import load_hotpotqa, load_musique
+    from eval.gold import shared_multihop
     from runtime.session import ResearchKit
 
     corpus = ResearchKit.load().corpus
-    questions = [q.question for q in load_hotpotqa(data / "multihop" / "hotpotqa_100.json", corpus)]
-    questions += [q.question for q in load_musique(data / "multihop" / "musique_100.json", corpus)]
+    questions = [q.question for q in shared_multihop(data, corpus)]
     tasks = [(q, p, s, str(out_dir)) for s in range(seeds) for p in POLICIES for q in questions]
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()

@@ -62,6 +62,12 @@ def load_musique(path: Path, corpus: Corpus) -> list[GoldQuestion]:
     return out
 
 
+def shared_multihop(data: Path, corpus: Corpus) -> list[GoldQuestion]:
+    """The benchmarks' 200 shared questions: HotpotQA-100, then MuSiQue-100 (`data` is `../shared/data`)."""
+    return [*load_hotpotqa(data / "multihop" / "hotpotqa_100.json", corpus),
+            *load_musique(data / "multihop" / "musique_100.json", corpus)]
+
+
 def sp_metrics(prediction: set[tuple[str, int]], gold: set[tuple[str, int]]) -> dict[str, float]:
     """HotpotQA's official supporting-fact metrics for one example (`update_sp` in
     hotpot_evaluate_v1.py): sets of (title, sentence index); precision and recall are 0
