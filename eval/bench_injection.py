@@ -37,7 +37,13 @@ import time
 from pathlib import Path
 
 from eval.gold import shared_multihop
-from eval.injection_docs import MARKERS, InjectionTemplate, own_markers, poisoned_copy, poisoned_in_place
+from eval.injection_docs import (
+    MARKERS,
+    InjectionTemplate,
+    own_markers,
+    poisoned_copy,
+    poisoned_in_place,
+)
 from eval.injection_docs import TEMPLATES as _EARLIER
 from eval.injection_heldout3 import HELD_OUT_3
 from eval.injection_heldout4 import HELD_OUT_4

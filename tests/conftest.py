@@ -1,4 +1,5 @@
-"""Fixtures shared by the test files: a private index cache and one loaded research kit."""
+"""Fixtures shared by the test files: a private index cache, one loaded research kit, a tiny
+model, and (for `-m vllm`) the Python that has vLLM."""
 
 from __future__ import annotations
 
@@ -32,3 +33,16 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory, kit: ResearchKit) -> Pa
     from training.base_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny", kit.corpus, seed=0)
+
+
+@pytest.fixture(scope="session")
+def vllm_interpreter() -> str:
+    """The Python that has vLLM (`CITELOOP_VLLM_PYTHON`, else this one); skips when it has none."""
+    from training.serve import ServeError, probe_vllm, vllm_python
+
+    python = vllm_python()
+    try:
+        probe_vllm(python)
+    except ServeError as exc:
+        pytest.skip(str(exc))
+    return python

@@ -22,23 +22,13 @@ from runtime.llm import ModelEndpoint, Sampling
 from runtime.replay import check_run
 from runtime.session import ResearchKit, run_research
 from training.base_model import ModelError, prepare_base_model
-from training.serve import ServeError, probe_vllm, served, vllm_python
+from training.serve import served
 from trajectories.events import ModelCall, PartFallback
 from trajectories.runfile import read_run
 
 pytestmark = pytest.mark.vllm
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
-
-
-@pytest.fixture(scope="module")
-def python() -> str:
-    python = vllm_python()
-    try:
-        probe_vllm(python)
-    except ServeError as exc:
-        pytest.skip(str(exc))
-    return python
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +39,10 @@ def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"SmolLM2 is not prepared here: {exc}")
 
 
-def test_one_question_end_to_end_with_model_parts(python: str, smollm2: Path, kit: ResearchKit,
+def test_one_question_end_to_end_with_model_parts(vllm_interpreter: str, smollm2: Path, kit: ResearchKit,
                                                   tmp_path: Path) -> None:
     started = time.perf_counter()
-    with served(smollm2, python=python, max_model_len=2048, log_path=tmp_path / "vllm.log",
+    with served(smollm2, python=vllm_interpreter, max_model_len=2048, log_path=tmp_path / "vllm.log",
                 timeout_s=600) as server:
         ready_s = time.perf_counter() - started
         endpoint = ModelEndpoint(base_url=server.endpoint, model=server.models()[0], timeout_s=300,

@@ -25,8 +25,7 @@ from runtime.policies import resolve_policies
 from runtime.policies.llm import llm_decision_counts
 from runtime.replay import check_run
 from runtime.session import ResearchKit, run_research
-from training.base_model import build_tiny_model
-from training.serve import ServeError, probe_vllm, served, vllm_python
+from training.serve import served
 from trajectories.events import DECISION_TYPES, ModelCall
 from trajectories.runfile import read_run
 
@@ -45,28 +44,13 @@ def tiny_lora(model_dir: Path, out_dir: Path) -> Path:
     return out_dir
 
 
-@pytest.fixture(scope="module")
-def python() -> str:
-    python = vllm_python()
-    try:
-        probe_vllm(python)
-    except ServeError as exc:
-        pytest.skip(str(exc))
-    return python
-
-
-@pytest.fixture(scope="module")
-def tiny_model(kit: ResearchKit, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_tiny_model(tmp_path_factory.mktemp("tiny-model"), kit.corpus)
-
-
-def test_research_runs_through_the_served_model(python: str, tiny_model: Path, kit: ResearchKit,
+def test_research_runs_through_the_served_model(vllm_interpreter: str, tiny_model: Path, kit: ResearchKit,
                                                 tmp_path: Path) -> None:
     adapter = tiny_lora(tiny_model, tmp_path / "adapter")
     started = time.perf_counter()
     # The corpus-trained tokenizer has 2k tokens, so a read prompt runs to ~1.9k tokens: more context than
     # the CPU default of 1024 (SmolLM2's 49k vocabulary needs far fewer).
-    with served(tiny_model, {"adapter": adapter}, python=python, max_model_len=4096,
+    with served(tiny_model, {"adapter": adapter}, python=vllm_interpreter, max_model_len=4096,
                 log_path=tmp_path / "vllm.log", timeout_s=600) as server:
         ready_s = time.perf_counter() - started
         assert server.models() == [str(tiny_model), "adapter"]
