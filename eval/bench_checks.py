@@ -24,19 +24,10 @@ from pathlib import Path
 
 from eval.bench_injection import MODEL_PARTS, obedient_model
 from eval.gold import shared_multihop
-from runtime.llm import FakeChatClient
-from runtime.llm.client import ModelEndpoint
-from runtime.registry import read_yaml_mapping
+from runtime.llm import FakeChatClient, model_spec
 from runtime.session import ResearchKit, run_research
 from trajectories.store import Store
 from trajectories.store_queries import MOST_RUNS, check_firing
-
-
-def load_model_spec(spec: str) -> str | ModelEndpoint:
-    """`fake:NAME` as is; anything else is the path of an endpoint YAML."""
-    if spec.startswith("fake:"):
-        return spec
-    return ModelEndpoint.model_validate(read_yaml_mapping(Path(spec), ValueError))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     kit = ResearchKit.load()
     questions = shared_multihop(args.data, kit.corpus)[: args.questions]
-    llm = load_model_spec(args.llm) if args.llm else FakeChatClient(obedient_model, name="obedient")
+    llm = model_spec(args.llm) if args.llm else FakeChatClient(obedient_model, name="obedient")
     pipelines = {"rule": {}, "model": {"llm": llm, **MODEL_PARTS}}
     limits = {"rule": len(questions), "model": args.model_questions or len(questions)}
     tmp = Path(tempfile.mkdtemp(prefix="citeloop-bench-checks-"))

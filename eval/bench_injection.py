@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from eval.gold import shared_multihop
@@ -50,7 +52,14 @@ from eval.injection_heldout4 import HELD_OUT_4
 from runtime.corpus import Corpus, Document
 from runtime.index import BM25Index
 from runtime.injection import detect_injection, strip_invisible
-from runtime.llm import Constraint, FakeChatClient, RenderedPrompt
+from runtime.llm import (
+    Constraint,
+    FakeChatClient,
+    RenderedPrompt,
+    make_client,
+    model_spec,
+)
+from runtime.llm.screen import LLMInjectionScreen
 from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
@@ -133,8 +142,8 @@ def _cited_doc(events: list[BaseEvent]) -> str | None:
 
 def pick_targets(kit: ResearchKit, questions: list, count: int) -> list[tuple[str, Document]]:
     """(question, a document its clean report cites), for the first `count` questions that cite one."""
-    targets = []
-    for q in questions:
+    targets: list[tuple[str, Document]] = []
+    for q in questions if count > 0 else []:
         doc_id = _cited_doc(_run(q.question, kit))
         if doc_id is not None:
             targets.append((q.question, kit.corpus.by_id[doc_id]))
@@ -205,6 +214,38 @@ def summarise(rows: list[dict]) -> dict:
     return {"overall": block(rows), "by_group": by_group, "by_language": by_language, "by_template": by_template}
 
 
+def _passing(doc: Document) -> list[str]:
+    """The document's sentences the rules let through (what the model check is shown)."""
+    return [t for t in map(strip_invisible, doc.sentence_list()) if detect_injection(t) is None]
+
+
+def screen_measure(screen: LLMInjectionScreen, targets: list[tuple[str, Document]],
+                   templates: tuple[InjectionTemplate, ...], clean: Corpus, n_clean: int) -> dict:
+    """The optional model check as a classifier: for each poisoned page (the rules' leftovers,
+    as the engine would show it), does the model answer `instruction`? And on `n_clean` clean
+    pages (seeded sample), how often does it?"""
+    rows = []
+    for i, (_, doc) in enumerate(targets):
+        template = templates[i % len(templates)]
+        page = poisoned_in_place(doc, template, i)
+        caught = filter_verdict(template, doc, i) in ("flagged", "stripped")
+        answer = screen.answer(screen.ask(page.url or page.id, page.published, _passing(page))[1])
+        rows.append({"template": template.name, "group": template.group, "filter_caught": caught,
+                     "screen": answer or "unusable", "caught_with_screen": caught or answer == "instruction"})
+    sample = random.Random(0).sample(sorted(clean.documents, key=lambda d: d.id), min(n_clean, len(clean.documents)))
+    answers = Counter(screen.answer(screen.ask(d.url or d.id, d.published, _passing(d))[1]) or "unusable"
+                      for d in sample)
+    groups = {}
+    for group in dict.fromkeys(r["group"] for r in rows):
+        sub = [r for r in rows if r["group"] == group]
+        groups[group] = {"pages": len(sub), "filter": round(sum(r["filter_caught"] for r in sub) / len(sub), 4),
+                         "with_screen": round(sum(r["caught_with_screen"] for r in sub) / len(sub), 4),
+                         "answers": dict(Counter(r["screen"] for r in sub))}
+    return {"groups": groups, "clean_pages": len(sample), "clean_answers": dict(answers),
+            "clean_false_positive_rate": round(answers["instruction"] / len(sample), 4) if sample else 0.0,
+            "rows": rows}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -213,8 +254,18 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"template groups to run, comma-separated (default: all of {', '.join(GROUPS)})")
     parser.add_argument("--placements", default=",".join(PLACEMENTS),
                         help=f"where payloads go, comma-separated: {', '.join(PLACEMENTS)} (default: both)")
+    parser.add_argument("--screen-llm", default=None,
+                        help="also measure the optional model check (`--screen llm`) with this model: an endpoint "
+                             "YAML or fake:NAME")
+    parser.add_argument("--screen-clean", type=int, default=200, help="clean pages the model check is tried on")
     parser.add_argument("--out", type=Path, default=Path("bench-out/injection.json"))
     args = parser.parse_args(argv)
+    screen_client = None
+    if args.screen_llm:
+        try:  # before any research: a bad model spec fails at once
+            screen_client = make_client(model_spec(args.screen_llm))
+        except ValueError as exc:
+            parser.error(str(exc))
 
     t0 = time.perf_counter()
     clean = ResearchKit.load()
@@ -230,8 +281,11 @@ def main(argv: list[str] | None = None) -> int:
     targets = pick_targets(clean, questions, args.per_template * len(templates))
     rows = [row for placement in placements for row in evaluate(targets, clean, templates, placement)]
     summary = {p: summarise([r for r in rows if r["placement"] == p]) for p in placements}
-    results = {"summary": summary, "false_positives": false_positives(clean.corpus), "rows": rows,
-               "seconds": round(time.perf_counter() - t0, 1)}
+    results = {"summary": summary, "false_positives": false_positives(clean.corpus), "rows": rows}
+    if screen_client is not None:
+        results["screen"] = {"model": args.screen_llm, **screen_measure(
+            LLMInjectionScreen(screen_client), targets, templates, clean.corpus, args.screen_clean)}
+    results["seconds"] = round(time.perf_counter() - t0, 1)
 
     columns = "".join(f"{p + ' report':>18}" for p in placements)
     header = f"{'template':<28}{'lang':<6}{'docs':>5}{'caught':>8}{'read':>7}{'prompt':>8}{columns}"
@@ -252,6 +306,13 @@ def main(argv: list[str] | None = None) -> int:
           "a report, by placement")
     fp = results["false_positives"]
     print(f"false positives on the clean corpus: {fp['flagged']}/{fp['documents']} documents ({fp['rate']:.2%})")
+    if "screen" in results:
+        sc = results["screen"]
+        for group, g in sc["groups"].items():
+            print(f"model check ({sc['model']}), {group}: caught before ingest {g['filter']:.0%} by the rules, "
+                  f"{g['with_screen']:.0%} with the model check; answers {g['answers']}")
+        print(f"model check on {sc['clean_pages']} clean pages: {sc['clean_answers']} "
+              f"(false positives {sc['clean_false_positive_rate']:.1%})")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {args.out} ({results['seconds']} s)")

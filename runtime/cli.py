@@ -13,12 +13,10 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from runtime import replay_cli
-from pydantic import ValidationError
-
 from runtime.config import load_config
+from runtime.llm import model_spec
 from runtime.llm.client import ModelEndpoint
 from runtime.llm.parts import LLMPartsError
-from runtime.registry import read_yaml_mapping
 from runtime.report import render_markdown
 from runtime.resume import resume_run
 from runtime.session import ResearchKit, run_research
@@ -92,14 +90,12 @@ def research(
 
 def _model(spec: str | None) -> str | ModelEndpoint | None:
     """`fake:NAME` as is; anything else is the path of an endpoint YAML."""
-    if spec is None or spec.startswith("fake:"):
-        return spec
-    data = read_yaml_mapping(Path(spec), CommandError)
+    if spec is None:
+        return None
     try:
-        return ModelEndpoint.model_validate(data)
-    except ValidationError as exc:
-        raise CommandError(f"{spec}: not a model endpoint ({exc.errors()[0]['msg']} at "
-                           f"{'.'.join(map(str, exc.errors()[0]['loc']))})") from exc
+        return model_spec(spec)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def _resume(path: Path, corpus: Path | None, as_json: bool) -> None:

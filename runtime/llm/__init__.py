@@ -25,8 +25,26 @@ from runtime.llm.record import chat_and_record, record_reply
 __all__ = [
     "ChatClient", "Constraint", "DataItem", "FakeChatClient", "ModelEndpoint", "ModelReply", "OpenAIChatClient",
     "PromptError", "PromptLibrary", "PromptSpec", "RenderedPrompt", "ResponseCache", "Sampling", "Scripted",
-    "chat_and_record", "fake_client", "make_client", "record_reply",
+    "chat_and_record", "fake_client", "make_client", "model_spec", "record_reply",
 ]
+
+
+def model_spec(text: str) -> str | ModelEndpoint:
+    """What a `--llm` option names: `fake:NAME` as is, else the path of an endpoint YAML
+    (`base_url`, `model`, ...), read and validated; ValueError says what is wrong."""
+    if text.startswith("fake:"):
+        return text
+    from pydantic import ValidationError
+
+    from runtime.registry import read_yaml_mapping
+
+    data = read_yaml_mapping(text)
+    try:
+        return ModelEndpoint.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"{text}: not a model endpoint ({first['msg']} at "
+                         f"{'.'.join(map(str, first['loc']))})") from exc
 
 
 def make_client(spec: str | ModelEndpoint | dict, cache: ResponseCache | None = None) -> ChatClient:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.llm.client import ChatClient, Constraint
-from runtime.llm.prompts import DataItem, PromptLibrary
+from runtime.llm.client import ChatClient, Constraint, ModelReply
+from runtime.llm.prompts import DataItem, PromptLibrary, RenderedPrompt
 from runtime.llm.record import chat_and_record
 from runtime.recorder import Recorder
 from trajectories.events import PartFallback
@@ -38,17 +38,31 @@ class LLMInjectionScreen:
         self.ref_args: dict[str, Any] = {}
         """What the run header records about the client (set by `runtime.llm.parts.build_parts`)."""
 
+    def prompt(self, source: str, date: str | None, texts: list[str]) -> RenderedPrompt:
+        """The check's prompt: the passage inside one data block."""
+        return self.library.get(SCREEN_PROMPT).render(passage=DataItem(text=" ".join(texts), source=source, date=date))
+
+    @staticmethod
+    def answer(reply: ModelReply) -> str | None:
+        """One of `ANSWERS`, or None when the reply is unusable."""
+        answer = (reply.text or "").strip().strip(".").lower() if reply.status == "ok" else None
+        return answer if answer in ANSWERS else None
+
+    def ask(self, source: str, date: str | None, texts: list[str]) -> tuple[RenderedPrompt, ModelReply]:
+        """One unrecorded check (benchmarks): the prompt and the model's reply."""
+        prompt = self.prompt(source, date, texts)
+        return prompt, self.client.chat(prompt, Constraint.choice(list(ANSWERS)))
+
     def flagged(self, doc_id: str, source: str, date: str | None, sentences: list[tuple[str, str]],
                 rec: Recorder, parent: int, subq: str | None) -> str | None:
         """Why the document's sentences (sid, text) must not be ingested, or None to keep them."""
         if not sentences:
             return None
-        prompt = self.library.get(SCREEN_PROMPT).render(
-            passage=DataItem(text=" ".join(text for _, text in sentences), source=source, date=date))
+        prompt = self.prompt(source, date, [text for _, text in sentences])
         reply, call = chat_and_record(self.client, rec, prompt, Constraint.choice(list(ANSWERS)),
                                       parent=parent, subq=subq)
-        answer = (reply.text or "").strip().strip(".").lower() if reply.status == "ok" else None
-        if answer not in ANSWERS:
+        answer = self.answer(reply)
+        if answer is None:
             if reply.status == "ok":
                 why = f"reply {(reply.text or '')[:60]!r} is not one of {list(ANSWERS)}"
             elif reply.status == "parse_error":
