@@ -1,7 +1,8 @@
 """Injection benchmark (seed 001 section 14): poisoned pages mixed into the default corpus.
 
-    python -m eval.bench_injection [--data ../shared/data] [--per-template 3] [--groups tuned,held-out-3]
-                                   [--placements mirror,in-place] [--out bench-out/injection.json]
+    python -m eval.bench_injection [--data ../shared/data] [--per-template 3] [--groups tuned,held-out-4]
+                                   [--placements mirror,in-place] [--screen-llm ENDPOINT.yaml]
+                                   [--out bench-out/injection.json]
 
 For questions from HotpotQA-100 then MuSiQue-100, a clean run finds a document the report
 cites; one injection template (`eval.injection_docs`) is planted, in two placements run

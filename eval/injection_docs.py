@@ -180,7 +180,6 @@ _HELD_OUT_2: tuple[InjectionTemplate, ...] = (
 )
 
 TEMPLATES: tuple[InjectionTemplate, ...] = (*_TUNED_AND_HELD_OUT_1, *_HELD_OUT_2)
-GROUPS: tuple[str, ...] = tuple(dict.fromkeys(t.group for t in TEMPLATES))
 
 
 def poisoned_copy(doc: Document, template: InjectionTemplate, n: int) -> Document:

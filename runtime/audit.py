@@ -96,8 +96,7 @@ def original_of(source: ReadResponse, pages: Sequence[ReadResponse]) -> ReadResp
 def mirror_problem(card: EvidenceCard, source: ReadResponse, pages: Sequence[ReadResponse]) -> str | None:
     """Why the quote is what a lower-graded copy added to a page read in this run, or None."""
     original = original_of(source, pages)
-    if original is None or _fold(card.quote) in _sentences(original) or \
-            _fold(card.quote) in _fold(" ".join(s.text for s in original.sentences)):
+    if original is None or _fold(card.quote) in _fold(" ".join(s.text for s in original.sentences)):
         return None
     return (f"the quote is only in {card.doc_id}, a copy of {original.doc_id} graded below it: what a "
             "mirror adds to a page is not evidence")

@@ -94,8 +94,8 @@ def uses_model(planner: str, verifier: str, writer: str, critic: str, screen: st
 
 
 def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str = "lexical", writer: str = "rule",
-                critic: str = "none", screen: str = "rules", client: ChatClient | None = None, args: dict[str, Any] | None = None,
-                library: PromptLibrary | None = None) -> RunParts:
+                critic: str = "none", screen: str = "rules", client: ChatClient | None = None,
+                args: dict[str, Any] | None = None, library: PromptLibrary | None = None) -> RunParts:
     """The run's planner, verifier and claim stage. `args` (see `client_args`) go into the header."""
     if planner not in {*PLANNERS, "llm"}:
         raise LLMPartsError(f"unknown planner {planner!r}; valid: {', '.join(sorted({*PLANNERS, 'llm'}))}")
@@ -130,7 +130,7 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
         roles["writer"] = ComponentRef(name=llm_writer.name, version=llm_writer.version, args=dict(args))
     if llm_critic is not None:
         roles["critic"] = ComponentRef(name=llm_critic.name, version=llm_critic.version, args=dict(args))
-    stage = LLMClaimStage(llm_writer, llm_critic) if roles else None
+    stage = LLMClaimStage(llm_writer, llm_critic) if llm_writer or llm_critic else None
     if llm_screen is not None:
         roles["screen"] = ComponentRef(name=llm_screen.name, version=llm_screen.version, args=dict(args))
     return RunParts(the_planner, the_verifier, stage, llm_screen, roles, dict(sorted(versions.items())))
