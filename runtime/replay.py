@@ -281,6 +281,15 @@ def header_findings(header: RunHeader) -> tuple[list[str], list[str]]:
     return problems, warnings
 
 
+def code_change(header: RunHeader) -> str | None:
+    """'the code changed since the run (citeloop A -> B)' when the header's citeloop version
+    (with its source digest) is not this code's, else None."""
+    recorded, now = header.spec.packages.get("citeloop"), package_versions().get("citeloop")
+    if not recorded or recorded == now:
+        return None
+    return f"the code changed since the run (citeloop {recorded} -> {now})"
+
+
 def _short(value: Any) -> Any:
     text = json.dumps(value, ensure_ascii=False)
     return value if len(text) <= 300 else text[:297] + "..."
@@ -348,6 +357,9 @@ def check_run(run: RunFile) -> ReplayCheck:
             divergence = _explain(a, b)
             if b is None and stopped:
                 divergence = divergence.model_copy(update={"reason": f"{divergence.reason}; {stopped}"})
+            code = code_change(run.header)
+            if code and not divergence.reason.startswith("a tool response that was not recorded"):
+                divergence = divergence.model_copy(update={"reason": f"{divergence.reason} (likely cause: {code})"})
             break
     if divergence is None and problems:
         divergence = Divergence(seq=None, recorded_type=None, replayed_type=None, reason="header: " + "; ".join(problems))

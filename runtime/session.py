@@ -9,17 +9,20 @@ the same inputs write the same file.
 from __future__ import annotations
 
 import functools
+import hashlib
 import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+import trajectories
 from runtime.config import ResearchConfig
 from runtime.corpus import Corpus, load_corpus, load_embedded_corpus
 from runtime.engine import ResearchEngine, RunResult
 from runtime.index import BM25Index
 from runtime.llm import ChatClient, ModelEndpoint, ResponseCache, make_client
 from runtime.llm.parts import build_parts, client_args
+from runtime.llm.prompts import PROMPTS_DIR
 from runtime.planner import Planner
 from runtime.policies import resolve_policies
 from runtime.recorder import Recorder
@@ -31,14 +34,31 @@ from trajectories.runfile import EventSink, FileSink
 PACKAGES = ("citeloop", "pydantic", "bm25s", "datasketch", "PyStemmer")
 
 
+CODE_DIRS = (Path(__file__).resolve().parent, Path(trajectories.__file__).resolve().parent, PROMPTS_DIR)
+"""What a run executes: the runtime and trajectory packages, and the prompt files."""
+
+
+@functools.cache
+def code_digest() -> str:
+    """12 hex digits over the source of `CODE_DIRS` (`*.py`, `*.yaml`; paths and bytes), so a
+    replay can tell that the code changed even when the package version did not."""
+    h = hashlib.sha256()
+    for root in CODE_DIRS:
+        for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".yaml") and p.is_file()):
+            h.update(f"{root.name}/{path.relative_to(root).as_posix()}\0".encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
 @functools.cache
 def _installed_versions() -> tuple[tuple[str, str], ...]:
     versions = []
     for name in PACKAGES:
         try:
-            versions.append((name, metadata.version(name)))
+            version = metadata.version(name)
         except metadata.PackageNotFoundError:
-            versions.append((name, "not-installed"))
+            version = "not-installed"
+        versions.append((name, f"{version}+src.{code_digest()}" if name == "citeloop" else version))
     return tuple(versions)
 
 

@@ -374,3 +374,27 @@ def test_v1_header_with_a_branch_migrates_to_v2() -> None:
     assert header.schema_version == SCHEMA_VERSION == 2
     assert header.spec.branch is not None and header.spec.branch.decision_type is None
     assert header.spec.corpus_cutoff is None
+
+
+def test_a_divergence_names_a_code_change_as_its_likely_cause(leland: Path, tmp_path: Path) -> None:
+    from runtime.session import code_digest
+
+    lines = leland.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    assert header["spec"]["packages"]["citeloop"].endswith(f"+src.{code_digest()}")  # the run names its code
+    header["spec"]["packages"]["citeloop"] = "0.1.0+src.000000000000"  # recorded by other code
+    run = read_run(leland)
+    stop = next(e for e in run.events if e.type == "stop_decision" and e.policy.name == "heuristic")
+
+    def change(event: dict) -> None:
+        event["choice"] = "stop" if event["choice"] == "continue" else "continue"
+
+    older = tmp_path / "older.jsonl"
+    older.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    check = check_run(read_run(rewrite(older, tmp_path / "older-tampered.jsonl", stop.seq, change)))
+    assert check.divergence is not None
+    assert "likely cause: the code changed since the run (citeloop 0.1.0+src.000000000000 -> " in \
+        check.divergence.reason
+    assert any("package versions differ" in w for w in check.warnings)
+    same = check_run(read_run(rewrite(leland, tmp_path / "tampered.jsonl", stop.seq, change)))
+    assert same.divergence is not None and "likely cause" not in same.divergence.reason  # same code: no blame
