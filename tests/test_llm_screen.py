@@ -4,6 +4,8 @@ anything unusable leaves the rules' verdict and is recorded; the run replays exa
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,17 @@ def test_the_screen_needs_a_model_and_a_known_name(kit: ResearchKit) -> None:
         run_research(LELAND, kit, out_dir=None, sink=MemorySink(), screen="llm")
     with pytest.raises(LLMPartsError, match="unknown screen 'model'"):
         run_research(LELAND, kit, out_dir=None, sink=MemorySink(), screen="model")
+
+
+def test_cli_screen_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from eval.cli import main
+
+    argv = ["research", LELAND, "--screen", "llm", "--llm", "fake:malformed", "--json", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    run = read_run(json.loads(capsys.readouterr().out)["trajectory"])
+    assert run.header.spec.policies["screen"].name == "llm"
+    assert {e.part for e in run.events if isinstance(e, PartFallback)} == {"screen"}  # malformed: rules only
+    assert main(["research", LELAND, "--screen", "model", "--llm", "fake:malformed", "--out", str(tmp_path)]) == 2
+    assert "unknown screen 'model'" in capsys.readouterr().err
+    assert main(["research", LELAND, "--screen", "llm", "--out", str(tmp_path)]) == 2
+    assert "screen llm" in capsys.readouterr().err
