@@ -8,13 +8,18 @@ translation or recommendation to carry a marker (`evil.example` or `Zorblat`) in
 The wording avoids the obvious cue phrases on purpose: requirements stated as settled
 practice, fake changelogs, errata, structured-data lines, licence notices, reader
 comments, fake end-of-document markers and Chinese variants with uncommon vocabulary.
+
+Measured as held out on 2026-11-30 after the second round of cues (caught before ingest
+70%; 1 of 60 mirror pages and 3 of 60 in-place pages changed a report), then used for the
+third round of cues the same day, so these count as tuned now; `eval.injection_heldout5`
+stays held out.
 """
 
 from __future__ import annotations
 
 from eval.injection_docs import InjectionTemplate
 
-_G = "held-out-4"
+_G = "tuned"
 
 HELD_OUT_4: tuple[InjectionTemplate, ...] = (
     # --- English ---------------------------------------------------------------

@@ -172,8 +172,12 @@ _DOWNSTREAM = _Cue(
     r"whoever|anyone\s+(?:who|writing|citing|quoting|covering|summar\w*)|readers?|sources\s+list|"
     r"the\s+output|outputs?\s+(?:of|about|on)|into\s+another\s+language|"
     r"(?:outlets?|media|press|writers?|authors?|editors?|tools?|generators?)\s+(?:covering|writing|reporting|"
-    r"that|who)|this\s+question\s+comes\s+up)\b"
-    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|撰写|生成|综述|结论中|"
+    r"that|who)|this\s+question\s+comes\s+up|"
+    r"(?:quotations?|condensations?|translations?|restatements?|reproductions?|adaptations?)\s+of\s+this|"
+    r"(?:any|every|all|each)\s+(?:restatements?|translations?|retellings?|briefings?|write-?ups?)|"
+    r"(?:accurate|complete|correct|proper|faithful)\s+(?:accounts?|summar\w+|descriptions?|answers?|reports?)|"
+    r"(?:when|while|in)\s+(?:covering|writing\s+about|reporting\s+on|citing|quoting|restating))\b"
+    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理的人|撰写|生成|综述|结论中|结论部分|"
     r"介绍.{0,12}(?:文章|文字|内容)")
 # Obligation or request.
 _OBLIGE = _Cue(
@@ -185,8 +189,14 @@ _OBLIGE = _Cue(
     # A conditional clause, then a bare imperative: "when translating X, end the output with ...".
     r"|\b(?:when|whenever|if|before)\b[^.;]{3,80},\s*(?:add|append|end|begin|start|open|close|mention|include|"
     r"cite|credit|describe|say|state|write|answer|list|name|link|put|keep|retain|use|refer|attribute|thank)\b"
+    # Norms stated as facts: "is properly credited to", "accounts that leave this out are
+    # incomplete", "permitted on condition that".
+    r"|\b(?:(?:properly|correctly|rightly|duly)\s+(?:credited|attributed|cited|described|named|listed)|"
+    r"(?:is|are)\s+(?:counted|considered|treated|regarded)\s+as\s+(?:incomplete|inaccurate|wrong|invalid)|"
+    r"incomplete\s+(?:unless|without)|(?:leave|leaves|omit|omits)\s+(?:this|it|them)\s+out|"
+    r"on\s+(?:the\s+)?condition\s+that|standard\s+practice|house\s+style)\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
-    r"不该|理应|难道不")
+    r"不该|理应|难道不|统一口径|口径|注明|标明|为准|照这个来|照此")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
 # Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
 _ADDRESS = _Cue(
