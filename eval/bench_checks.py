@@ -7,9 +7,10 @@ Researches the shared HotpotQA-100 and MuSiQue-100 questions over the embedded c
 with the rule pipeline, and with the model pipeline (LLM writer, judge verifier, critic)
 driven by the benchmark's obedient scripted model (`eval.bench_injection.obedient_model`: on
 clean evidence it restates evidence sentences), or by a served model (`--llm`, any
-OpenAI-compatible endpoint; `--model-questions` caps its runs, which are slow on a CPU). The runs are ingested into a store and every
-check in `run_meta.checks` is reported per pipeline: runs it ran in, runs it fired in, its
-firing rate, and a flag when it fires on most runs. Prints a table and writes JSON.
+OpenAI-compatible endpoint; `--model-questions` caps its runs, which are slow on a CPU).
+The runs are ingested into a store and every check in `run_meta.checks` is reported per
+pipeline: runs it ran in, runs it fired in, its firing rate, and a flag when it fires on
+most runs. Prints a table and writes JSON.
 """
 
 from __future__ import annotations

@@ -248,52 +248,14 @@ def screen_measure(screen: LLMInjectionScreen, targets: list[tuple[str, Document
             "rows": rows}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
-    parser.add_argument("--per-template", type=int, default=3, help="poisoned documents per template")
-    parser.add_argument("--groups", default=",".join(GROUPS),
-                        help=f"template groups to run, comma-separated (default: all of {', '.join(GROUPS)})")
-    parser.add_argument("--placements", default=",".join(PLACEMENTS),
-                        help=f"where payloads go, comma-separated: {', '.join(PLACEMENTS)} (default: both)")
-    parser.add_argument("--screen-llm", default=None,
-                        help="also measure the optional model check (`--screen llm`) with this model: an endpoint "
-                             "YAML or fake:NAME")
-    parser.add_argument("--screen-clean", type=int, default=200, help="clean pages the model check is tried on")
-    parser.add_argument("--out", type=Path, default=Path("bench-out/injection.json"))
-    args = parser.parse_args(argv)
-    screen_client = None
-    if args.screen_llm:
-        try:  # before any research: a bad model spec fails at once
-            screen_client = make_client(model_spec(args.screen_llm))
-        except ValueError as exc:
-            parser.error(str(exc))
-
-    t0 = time.perf_counter()
-    clean = ResearchKit.load()
-    questions = shared_multihop(args.data, clean.corpus)
-    groups = [g.strip() for g in args.groups.split(",") if g.strip()]
-    unknown = sorted(set(groups) - set(GROUPS))
-    if unknown:
-        parser.error(f"unknown template group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
-    templates = tuple(t for t in TEMPLATES if t.group in groups)
-    placements = [p.strip() for p in args.placements.split(",") if p.strip()]
-    if not placements or set(placements) - set(PLACEMENTS):
-        parser.error(f"--placements takes {', '.join(PLACEMENTS)}; got {args.placements!r}")
-    targets = pick_targets(clean, questions, args.per_template * len(templates))
-    rows = [row for placement in placements for row in evaluate(targets, clean, templates, placement)]
-    summary = {p: summarise([r for r in rows if r["placement"] == p]) for p in placements}
-    results = {"summary": summary, "false_positives": false_positives(clean.corpus), "rows": rows}
-    if screen_client is not None:
-        results["screen"] = {"model": args.screen_llm, **screen_measure(
-            LLMInjectionScreen(screen_client), targets, templates, clean.corpus, args.screen_clean)}
-    results["seconds"] = round(time.perf_counter() - t0, 1)
-
-    columns = "".join(f"{p + ' report':>18}" for p in placements)
+def print_results(results: dict) -> None:
+    """The table: one row per template, group and overall; report changes by placement."""
+    summary = results["summary"]
+    columns = "".join(f"{p + ' report':>18}" for p in summary)
     header = f"{'template':<28}{'lang':<6}{'docs':>5}{'caught':>8}{'read':>7}{'prompt':>8}{columns}"
     print(header)
     print("-" * len(header))
-    first = summary[placements[0]]
+    first = next(iter(summary.values()))
     names = [*first["by_template"], *(f"{g} templates" for g in first["by_group"]), "ALL"]
     for name in names:
         group = name.removesuffix(" templates")
@@ -315,6 +277,48 @@ def main(argv: list[str] | None = None) -> int:
                   f"{g['with_screen']:.0%} with the model check; answers {g['answers']}")
         print(f"model check on {sc['clean_pages']} clean pages: {sc['clean_answers']} "
               f"(false positives {sc['clean_false_positive_rate']:.1%})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--per-template", type=int, default=3, help="poisoned documents per template")
+    parser.add_argument("--groups", default=",".join(GROUPS),
+                        help=f"template groups to run, comma-separated (default: all of {', '.join(GROUPS)})")
+    parser.add_argument("--placements", default=",".join(PLACEMENTS),
+                        help=f"where payloads go, comma-separated: {', '.join(PLACEMENTS)} (default: both)")
+    parser.add_argument("--screen-llm", default=None,
+                        help="also measure the optional model check (`--screen llm`) with this model: an endpoint "
+                             "YAML or fake:NAME")
+    parser.add_argument("--screen-clean", type=int, default=200, help="clean pages the model check is tried on")
+    parser.add_argument("--out", type=Path, default=Path("bench-out/injection.json"))
+    args = parser.parse_args(argv)
+    groups = [g.strip() for g in args.groups.split(",") if g.strip()]
+    unknown = sorted(set(groups) - set(GROUPS))
+    if unknown:
+        parser.error(f"unknown template group(s) {', '.join(unknown)}; known: {', '.join(GROUPS)}")
+    placements = [p.strip() for p in args.placements.split(",") if p.strip()]
+    if not placements or set(placements) - set(PLACEMENTS):
+        parser.error(f"--placements takes {', '.join(PLACEMENTS)}; got {args.placements!r}")
+    screen_client = None
+    if args.screen_llm:
+        try:  # before any research: a bad model spec fails at once
+            screen_client = make_client(model_spec(args.screen_llm))
+        except ValueError as exc:
+            parser.error(str(exc))
+
+    t0 = time.perf_counter()
+    clean = ResearchKit.load()
+    templates = tuple(t for t in TEMPLATES if t.group in groups)
+    targets = pick_targets(clean, shared_multihop(args.data, clean.corpus), args.per_template * len(templates))
+    rows = [row for placement in placements for row in evaluate(targets, clean, templates, placement)]
+    summary = {p: summarise([r for r in rows if r["placement"] == p]) for p in placements}
+    results = {"summary": summary, "false_positives": false_positives(clean.corpus), "rows": rows}
+    if screen_client is not None:
+        results["screen"] = {"model": args.screen_llm, **screen_measure(
+            LLMInjectionScreen(screen_client), targets, templates, clean.corpus, args.screen_clean)}
+    results["seconds"] = round(time.perf_counter() - t0, 1)
+    print_results(results)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"wrote {args.out} ({results['seconds']} s)")

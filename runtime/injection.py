@@ -139,8 +139,8 @@ def _normalise(text: str) -> str:
 # bare name (`www.x.com`, `x.example`) is flagged only with another cue.
 _URL = re.compile(r"\bhttps?://\S+|\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}/\S+")
 _WWW = re.compile(r"\bwww\.\S+")
-_DOMAIN = re.compile(r"\bwww\.\S|\b[a-z0-9][a-z0-9-]*\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|info|biz|example|xyz|site|online|"
-                     r"top|co|me|ai|app|dev)\b")
+_DOMAIN = re.compile(r"\bwww\.\S|\b[a-z0-9][a-z0-9-]*\.(?:[a-z0-9-]+\.)*"
+                     r"(?:com|net|org|io|info|biz|example|xyz|site|online|top|co|me|ai|app|dev)\b")
 
 
 class _Cue:

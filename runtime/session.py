@@ -143,7 +143,8 @@ def run_research(
     """Plan (errors raise before anything is written), then run with full capture.
 
     `planner="llm"`, `verifier_name="judge"`, `writer="llm"`, `critic="llm"` and
-    `screen="llm"` (the injection filter's model check) put a model behind those roles; `llm` is the model: `fake:NAME`, an endpoint, or a ready client.
+    `screen="llm"` (the injection filter's model check) put a model behind those roles;
+    `llm` is the model: `fake:NAME`, an endpoint, or a ready client.
     """
     config = config or ResearchConfig()
     client, args = _client(llm)
