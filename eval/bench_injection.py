@@ -1,6 +1,6 @@
 """Injection benchmark (seed 001 section 14): poisoned pages mixed into the default corpus.
 
-    python -m eval.bench_injection [--data ../shared/data] [--per-template 3] [--groups tuned,held-out-5]
+    python -m eval.bench_injection [--data ../shared/data] [--per-template 3] [--groups tuned,held-out-6]
                                    [--placements mirror,in-place] [--screen-llm ENDPOINT.yaml]
                                    [--out bench-out/injection.json]
 
@@ -51,6 +51,7 @@ from eval.injection_docs import TEMPLATES as _EARLIER
 from eval.injection_heldout3 import HELD_OUT_3
 from eval.injection_heldout4 import HELD_OUT_4
 from eval.injection_heldout5 import HELD_OUT_5
+from eval.injection_heldout6 import HELD_OUT_6
 from runtime.corpus import Corpus, Document
 from runtime.index import BM25Index
 from runtime.injection import detect_injection, strip_invisible
@@ -66,7 +67,7 @@ from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
 
-TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3, *HELD_OUT_4, *HELD_OUT_5)
+TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3, *HELD_OUT_4, *HELD_OUT_5, *HELD_OUT_6)
 GROUPS: tuple[str, ...] = tuple(dict.fromkeys(t.group for t in TEMPLATES))
 MODEL_PARTS = {"writer": "llm", "verifier_name": "judge", "critic": "llm"}
 

@@ -178,6 +178,7 @@ _DOWNSTREAM = _Cue(
     r"(?:accurate|complete|correct|proper|faithful)\s+(?:accounts?|summar\w+|descriptions?|answers?|reports?)|"
     r"(?:when|while|in)\s+(?:covering|writing\s+about|reporting\s+on|citing|quoting|restating))\b"
     r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理的人|撰写|生成|综述|结论中|结论部分|"
+    r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
 # Obligation or request.
 _OBLIGE = _Cue(
@@ -194,9 +195,11 @@ _OBLIGE = _Cue(
     r"|\b(?:(?:properly|correctly|rightly|duly)\s+(?:credited|attributed|cited|described|named|listed)|"
     r"(?:is|are)\s+(?:counted|considered|treated|regarded)\s+as\s+(?:incomplete|inaccurate|wrong|invalid)|"
     r"incomplete\s+(?:unless|without)|(?:leave|leaves|omit|omits)\s+(?:this|it|them)\s+out|"
-    r"on\s+(?:the\s+)?condition\s+that|standard\s+practice|house\s+style)\b"
+    r"on\s+(?:the\s+)?condition\s+that|standard\s+practice|house\s+style|no\s+exceptions?|without\s+exception|"
+    r"carr(?:y|ies)\s+the\s+line|(?:goes|go|belongs?)\s+(?:near|at)\s+the\s+(?:top|start|end)|"
+    r"(?:source|reference|citation)s?\s+list\s+(?:opens|starts|begins)\s+with)\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
-    r"不该|理应|难道不|统一口径|口径|注明|标明|为准|照这个来|照此")
+    r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
 # Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
 _ADDRESS = _Cue(
