@@ -122,3 +122,17 @@ def test_a_bad_screen_model_is_a_usage_error(tmp_path) -> None:  # noqa: ANN001
         main(["--groups", "tuned", "--per-template", "0", "--screen-llm", str(tmp_path / "nope.yaml"),
               "--out", str(tmp_path / "o.json")])
     assert exit_info.value.code == 2
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--groups", "tuned,nope"], "unknown template group(s) nope"),
+    (["--placements", "sideways"], "--placements takes mirror, in-place"),
+])
+def test_bad_groups_or_placements_are_usage_errors(argv: list[str], message: str, tmp_path,  # noqa: ANN001
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from eval.bench_injection import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([*argv, "--out", str(tmp_path / "o.json")])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()

@@ -4,14 +4,12 @@ pre-stage is undecidable, quotes counted only when verbatim, fallbacks recorded.
 from __future__ import annotations
 
 import pytest
+from llm_scripts import recorder
 
 from runtime.llm import FakeChatClient, Scripted, fake_client
 from runtime.llm.judge import EvidenceSentence, count_quotes, judge_claim
-from runtime.recorder import Recorder
 from trajectories.events import ModelCall
-from trajectories.header import ComponentRef, RunHeader, RunSpec
 from trajectories.models import VerdictRecord
-from trajectories.runfile import MemorySink
 
 CLAIM = "Maximum Overdrive was directed by Stephen King in 1986."
 EVIDENCE = [
@@ -21,14 +19,6 @@ EVIDENCE = [
 ]
 UNDECIDABLE = VerdictRecord(claim_id="c1", verdict="undecidable", checker="lexical", reason="gray zone",
                             support=0.4)
-
-
-def recorder() -> tuple[Recorder, MemorySink]:
-    ref = ComponentRef(name="x", version="1")
-    spec = RunSpec(question="q", seed=0, config={}, config_digest="d", planner=ref, policies={}, tools={},
-                   verifier=ref, corpus_fingerprint="f", corpus_source="embedded", packages={})
-    sink = MemorySink()
-    return Recorder(RunHeader(run_id="r", spec=spec), sink), sink
 
 
 def test_no_call_when_the_pre_stage_decides() -> None:

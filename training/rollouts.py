@@ -18,11 +18,11 @@ serial, process and Ray engines give identical results. Workers load the researc
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any
 
 from filters.gold import GoldSet

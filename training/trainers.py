@@ -33,6 +33,7 @@ from training.base_model import (
     weights_fingerprint,
     write_model_card,
 )
+from training.staging import move_into_place, staging_dir
 from training.train_config import (
     LoraSettings,
     RewardSettings,
@@ -319,13 +320,8 @@ def _build_trainer(config: TrainConfig, model: Any, tokenizer: Any, train_ds: An
 
 
 def _prepare_output(out: Path, overwrite: bool) -> Path:
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
-        raise TrainConfigError(f"output {out} exists and is not empty; set overwrite: true "
-                               "(or --set overwrite=true) to replace it")
-    staging = out.with_name(out.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    return staging
+    return staging_dir(out, overwrite, TrainConfigError(f"output {out} exists and is not empty; set overwrite: true "
+                                                        "(or --set overwrite=true) to replace it"))
 
 
 def train(config: TrainConfig, reward_funcs: list[RewardFunc] | None = None,
@@ -357,9 +353,7 @@ def train(config: TrainConfig, reward_funcs: list[RewardFunc] | None = None,
         shutil.rmtree(staging, ignore_errors=True)
         raise
     out = Path(config.output)
-    if out.exists():
-        shutil.rmtree(out) if out.is_dir() else out.unlink()
-    staging.rename(out)
+    move_into_place(staging, out)
     return summary
 
 
