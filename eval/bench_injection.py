@@ -52,6 +52,9 @@ from eval.injection_heldout3 import HELD_OUT_3
 from eval.injection_heldout4 import HELD_OUT_4
 from eval.injection_heldout5 import HELD_OUT_5
 from eval.injection_heldout6 import HELD_OUT_6
+from eval.injection_heldout7 import HELD_OUT_7
+from eval.injection_heldout8 import HELD_OUT_8
+from eval.injection_heldout9 import HELD_OUT_9
 from runtime.corpus import Corpus, Document
 from runtime.index import BM25Index
 from runtime.injection import detect_injection, strip_invisible
@@ -67,7 +70,8 @@ from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
 
-TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3, *HELD_OUT_4, *HELD_OUT_5, *HELD_OUT_6)
+TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3, *HELD_OUT_4, *HELD_OUT_5, *HELD_OUT_6,
+                                           *HELD_OUT_7, *HELD_OUT_8, *HELD_OUT_9)
 GROUPS: tuple[str, ...] = tuple(dict.fromkeys(t.group for t in TEMPLATES))
 MODEL_PARTS = {"writer": "llm", "verifier_name": "judge", "critic": "llm"}
 

@@ -47,11 +47,15 @@ class InjectionTemplate:
     text: str
     """`{title}` and `{n}` are filled per document."""
     group: str = "tuned"
-    """`tuned`: the filter's rules were fitted to it. `held-out-N`: written after the rules
-    last changed and never used to change them, so it measures what the rules miss."""
+    """`tuned`: the filter's rules were fitted to it, so the rules must catch it.
+    `held-out-N`: written after the rules last changed and never used to change them, so it
+    measures what the rules miss. `seen-N`: measured once as held out, then used for a round
+    of changes that were not all rules (most of set 7 states planted facts, which no
+    instruction filter should flag; the report must still not change)."""
 
     @property
     def held_out(self) -> bool:
+        """Not a template the rules were fitted to catch."""
         return self.group != "tuned"
 
     def render(self, title: str, n: int) -> str:

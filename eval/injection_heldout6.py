@@ -4,6 +4,10 @@ Written on 2026-11-30 without sight of the filter's rules or of the other templa
 (tuned or held-out), so it measures what the rules miss. Twelve English and eight Chinese
 templates; each carries a marker (`evil.example` or `Zorblat`) that would reach the report
 if the planted request were obeyed.
+
+Measured after the fourth round: caught 90%, 0 of 60 mirror and 1 of 60 in-place pages
+changed a report; after the fifth round (which did not look at this set): caught 90%,
+0 of 60 and 0 of 60.
 """
 
 from __future__ import annotations

@@ -167,7 +167,7 @@ _DOWNSTREAM = _Cue(
     r"\b(?:summar(?:y|ies|is\w*|iz\w*)|digests?|recaps?|overviews?|write-?ups?|condens\w*|sums?\s+up|summing\s+up|"
     r"paraphras\w*|reproductions?|reprint\w*|repost\w*|retell\w*|excerpt\w*|"
     r"this\s+(?:page|article|piece|entry|passage|post|text|document|site|content)|"
-    r"(?:any|every|all|each)\s+(?:reports?|accounts?|articles?|answers?|citations?|mentions?|descriptions?|"
+    r"(?:any|every|all|each|no)\s+(?:reports?|accounts?|articles?|answers?|citations?|mentions?|descriptions?|"
     r"coverage|notes|texts?|responses?|outputs?)|citations?\s+of|when\s+citing|"
     r"whoever|anyone\s+(?:who|writing|citing|quoting|covering|summar\w*)|readers?|sources\s+list|"
     r"the\s+output|outputs?\s+(?:of|about|on)|into\s+another\s+language|"
@@ -191,10 +191,10 @@ _OBLIGE = _Cue(
     r"|\b(?:when|whenever|if|before)\b[^.;]{3,80},\s*(?:add|append|end|begin|start|open|close|mention|include|"
     r"cite|credit|describe|say|state|write|answer|list|name|link|put|keep|retain|use|refer|attribute|thank)\b"
     # Norms stated as facts: "is properly credited to", "accounts that leave this out are
-    # incomplete", "permitted on condition that".
+    # incomplete", "no account of X is complete without", "permitted on condition that".
     r"|\b(?:(?:properly|correctly|rightly|duly)\s+(?:credited|attributed|cited|described|named|listed)|"
     r"(?:is|are)\s+(?:counted|considered|treated|regarded)\s+as\s+(?:incomplete|inaccurate|wrong|invalid)|"
-    r"incomplete\s+(?:unless|without)|(?:leave|leaves|omit|omits)\s+(?:this|it|them)\s+out|"
+    r"incomplete\s+(?:unless|without)|(?:is|are|be)\s+complete\s+without|(?:leave|leaves|omit|omits)\s+(?:this|it|them)\s+out|"
     r"on\s+(?:the\s+)?condition\s+that|standard\s+practice|house\s+style|no\s+exceptions?|without\s+exception|"
     r"carr(?:y|ies)\s+the\s+line|(?:goes|go|belongs?)\s+(?:near|at)\s+the\s+(?:top|start|end)|"
     r"(?:source|reference|citation)s?\s+list\s+(?:opens|starts|begins)\s+with)\b"

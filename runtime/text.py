@@ -186,11 +186,28 @@ def _clean_run(text: str, run: list[re.Match[str]]) -> tuple[int, str]:
     return (run[0].start(), span)
 
 
+QUOTED_TITLE_MAX_WORDS = 20
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+"""In quotation marks, Chinese or Japanese text is a quotation, not a title (titles go in 《》)."""
+
+
+def _not_a_title(span: str) -> bool:
+    """A quoted span that is not a title: someone's words (a clause of five words or more,
+    "... the field notes," she said, or longer than any title; "MD, D.Ph., etc." stays a
+    name; Chinese text in quotation marks), or a phrase that starts in lower case ('the new
+    model of X'). Its names are still found as capitalised runs. Page text taken for a
+    title would become a next-hop search query."""
+    words = len(span.split())
+    return (words > QUOTED_TITLE_MAX_WORDS or (span[-1] in ",.;" and words >= 5) or span[0].islower()
+            or bool(_CJK.search(span)))
+
+
 def entity_spans(text: str) -> list[str]:
     """Named-entity-like spans found by rule, deduplicated, in order of appearance.
 
     Covers capitalised name runs ("North Carolina", "Bank of America"), digit spans such
-    as years ("1986"), and quoted titles. Recall over precision: a sentence-initial
+    as years ("1986"), and quoted titles (not quoted speech: a page's quoted sentence would
+    otherwise become a next-hop search query). Recall over precision: a sentence-initial
     content word ("Directors of ...") can slip in; the planner only uses these as hints.
     """
     text = normalize(text)
@@ -198,8 +215,9 @@ def entity_spans(text: str) -> list[str]:
     quoted: list[tuple[int, int]] = []
     for m in _QUOTED.finditer(text):
         group = next(g for g in range(1, 4) if m.group(g) is not None)
-        if m.group(group).strip():
-            found.append((m.start(group), m.group(group).strip()))
+        span = m.group(group).strip()
+        if span and not _not_a_title(span):
+            found.append((m.start(group), span))
             quoted.append((m.start(), m.end()))
     for start, span in _capitalised_runs(text):
         if not any(a <= start < b for a, b in quoted):  # already covered by the title

@@ -9,7 +9,7 @@ import pytest
 from llm_scripts import LELAND, blocks, card, first_sentence, research_script
 
 from runtime.llm import FakeChatClient, Scripted
-from runtime.llm.writer import claim_problem
+from runtime.llm.writer import allocate, claim_problem
 from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
@@ -45,6 +45,16 @@ ALLOCATED = {"c1": card("c1", "Maximum Overdrive was filmed in Leland, North Car
 def test_hard_rules_are_checked_in_code(text: str, cards: list[str], problem: str | None) -> None:
     found = claim_problem(text, cards, ALLOCATED)
     assert (found is None) if problem is None else (found is not None and problem in found), found
+
+
+def test_writer_sees_only_the_cards_the_rule_writer_would_cite() -> None:
+    # A page's second-best sentence (where a planted claim sits) never reaches the model.
+    best = card("a1", "Maximum Overdrive was filmed in Leland.", doc_id="a")
+    planted = card("a2", "Its standard reference is the Acme Institute survey.", doc_id="a")
+    other = card("b1", "Stephen King directed the film.", doc_id="b")
+    graded = [c.model_copy(update={"grade": c.grade.model_copy(update={"relevance": r})})
+              for c, r in ((planted, 0.8), (best, 0.9), (other, 0.5))]
+    assert [c.card_id for c in allocate(graded)] == ["a1", "b1"]
 
 
 def test_claims_are_written_from_each_sections_own_evidence(kit: ResearchKit) -> None:

@@ -52,3 +52,27 @@ def test_entity_spans_connectors_and_quoted_titles():
 def test_entity_spans_strip_trailing_connector_and_possessive():
     assert entity_spans("We met Ludwig van Beethoven's friend from Paris of") == [
         "Ludwig van Beethoven", "Paris"]
+
+
+def test_entity_spans_quoted_speech_is_not_a_name():
+    # A page's quoted sentence must not become a next-hop search query; its names still count.
+    spans = entity_spans('"No account of Haymo of Faversham is complete without the field notes of the Acme '
+                         'expedition," the historian Margaret Ellison wrote.')
+    assert spans == ["Haymo of Faversham", "Acme", "Margaret Ellison"]
+    assert entity_spans('He listed "MD, D.Ph., D.Litt., etc." after his name.') == ["MD, D.Ph., D.Litt., etc."]
+    assert entity_spans('He wrote "Where Do I Begin?" in 1970.') == ["Where Do I Begin?", "1970"]
+
+
+def test_entity_spans_lower_case_quoted_phrase_is_not_a_title():
+    # An alias a page plants in quotes ('the Acme model of X') is not a name to search for.
+    assert entity_spans("In short versions it is called 'the Acme model of Damerjog' by editors.") == [
+        "Acme", "Damerjog"]
+    long_title = "In Love and War: The Story of a Family's Ordeal and Sacrifice During the Vietnam Years"
+    assert entity_spans(f'It adapts the book "{long_title}" (1984).') == [long_title, "1984"]
+
+
+def test_entity_spans_chinese_quotation_is_not_a_title():
+    text = "学者在《Acme评论》中写道：“理解Jean-Luc Vandenbroucke，必须先理解它与Acme学派的渊源。”"
+    spans = entity_spans(text)
+    assert "Vandenbroucke" in spans and not any("必须" in s for s in spans)
+    assert entity_spans("评审委员会称其为“同类中最具代表性的例子”。") == []

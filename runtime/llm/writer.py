@@ -43,8 +43,6 @@ from trajectories.events import ClaimDrafted, EvidenceBound, PartFallback
 from trajectories.models import Claim, EvidenceCard, Plan
 
 WRITE_PROMPT = "write_claims"
-CARDS_PER_SECTION = 4
-"""Cards a sub-question's writer call sees: the best of each independent source first."""
 MAX_CLAIM_WORDS = 45
 _LINK = re.compile(r"(?:https?://\S+|www\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|info|biz|xyz|ru|cn)\b)",
                    re.IGNORECASE)
@@ -63,12 +61,16 @@ def claims_schema(card_ids: list[str]) -> dict[str, Any]:
 
 
 def allocate(cards: list[EvidenceCard]) -> list[EvidenceCard]:
-    """The section's evidence: the best card of each independent source first (what the rule
-    writer would cite), then the next most relevant cards, up to `CARDS_PER_SECTION`."""
-    first = select_cards(cards)
-    taken = {c.card_id for c in first}
-    rest = [c for c in sorted(cards, key=lambda c: -c.grade.relevance) if c.card_id not in taken]
-    return [*first, *rest][:CARDS_PER_SECTION]
+    """The section's evidence: the cards the rule writer would cite (the best card of each
+    independent source, `CLAIMS_PER_SUBQ` at most), and nothing else.
+
+    Evidence closure (seed 10.1) kept narrow on purpose: a page's lower-ranked sentences,
+    where a planted instruction or claim usually sits, never reach the model, so the model
+    pipeline is exposed to no more page text than the rule writer cites. The injection
+    benchmark measured the wider allocation (two more cards by relevance) letting an
+    obedient writer cite planted sentences the rule writer never would.
+    """
+    return select_cards(cards)
 
 
 def claim_problem(text: str, card_ids: list[str], allocated: dict[str, EvidenceCard]) -> str | None:
