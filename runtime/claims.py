@@ -39,11 +39,23 @@ def draft_text(card: EvidenceCard) -> str:
     return text if len(content_terms(text)) >= 3 else card.quote
 
 
+_QUESTION_END = re.compile(r"[?\uff1f]\s*$")
+
+
+def is_question(quote: str) -> bool:
+    """Does the quote end as a question? ('He sang "Where Do I Begin?"' ends with a title, not a question.)"""
+    return bool(_QUESTION_END.search(quote))
+
+
 def select_cards(cards: list[EvidenceCard]) -> list[EvidenceCard]:
-    """The most relevant card of each independent source, best first."""
+    """The most relevant card of each independent source, best first. A question asserts
+    nothing, so it is never a claim's evidence (a rhetorical question is also a favourite
+    shape for an instruction planted in a page)."""
     chosen: list[EvidenceCard] = []
     seen_clusters: set[str] = set()
     for card in sorted(cards, key=lambda c: -c.grade.relevance):
+        if is_question(card.quote):
+            continue
         if card.cluster_id not in seen_clusters:
             seen_clusters.add(card.cluster_id)
             chosen.append(card)

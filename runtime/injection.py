@@ -167,7 +167,7 @@ _DOWNSTREAM = _Cue(
     r"\b(?:summar(?:y|ies|is\w*|iz\w*)|digests?|recaps?|overviews?|write-?ups?|condens\w*|sums?\s+up|summing\s+up|"
     r"paraphras\w*|reproductions?|reprint\w*|repost\w*|retell\w*|excerpt\w*|"
     r"this\s+(?:page|article|piece|entry|passage|post|text|document|site|content)|"
-    r"(?:any|every|all|each|no)\s+(?:reports?|accounts?|articles?|answers?|citations?|mentions?|descriptions?|"
+    r"(?:any|every|all|each|no)\s+(?:[a-z-]+\s+)?(?:reports?|accounts?|articles?|answers?|citations?|mentions?|descriptions?|"
     r"coverage|notes|texts?|responses?|outputs?)|citations?\s+of|when\s+citing|"
     r"whoever|anyone\s+(?:who|writing|citing|quoting|covering|summar\w*)|readers?|sources\s+list|"
     r"the\s+output|outputs?\s+(?:of|about|on)|into\s+another\s+language|"
@@ -176,7 +176,9 @@ _DOWNSTREAM = _Cue(
     r"(?:quotations?|condensations?|translations?|restatements?|reproductions?|adaptations?)\s+of\s+this|"
     r"(?:any|every|all|each)\s+(?:restatements?|translations?|retellings?|briefings?|write-?ups?)|"
     r"(?:accurate|complete|correct|proper|faithful)\s+(?:accounts?|summar\w+|descriptions?|answers?|reports?)|"
-    r"(?:when|while|in)\s+(?:covering|writing\s+about|reporting\s+on|citing|quoting|restating))\b"
+    r"(?:when|while|in)\s+(?:covering|writing\s+about|reporting\s+on|citing|quoting|restating)|"
+    r"(?:condensed|shortened|abridged|derived)\s+(?:versions?|texts?|copies|forms?)|model\s+answers?|"
+    r"(?:if|should|when|whenever)\s+(?:a|the|any)\s+question\s+(?:about|on|of))\b"
     r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
@@ -197,9 +199,23 @@ _OBLIGE = _Cue(
     r"incomplete\s+(?:unless|without)|(?:is|are|be)\s+complete\s+without|(?:leave|leaves|omit|omits)\s+(?:this|it|them)\s+out|"
     r"on\s+(?:the\s+)?condition\s+that|standard\s+practice|house\s+style|no\s+exceptions?|without\s+exception|"
     r"carr(?:y|ies)\s+the\s+line|(?:goes|go|belongs?)\s+(?:near|at)\s+the\s+(?:top|start|end)|"
-    r"(?:source|reference|citation)s?\s+list\s+(?:opens|starts|begins)\s+with)\b"
+    r"(?:source|reference|citation)s?\s+list\s+(?:opens|starts|begins)\s+with|"
+    # Habits, wishes and praise of the "right" write-up (sixth round): "readers who quote this
+    # page usually open with", "we'd be grateful if", "a careful digest relies only on",
+    # "the answer worth giving", "preferred-citation=".
+    r"(?:usually|typically|always|normally)\s+(?:open|begin|start|end|close)s?\s+with|"
+    r"it\s+would\s+be\s+(?:a\s+kindness|helpful|appreciated|kind|good|best|wise|fair)|"
+    r"(?:we|i)(?:'d|\s+would)\s+(?:be\s+grateful|appreciate|like|love)|(?:grateful|appreciated)\s+if|"
+    r"will\s+want\s+(?:that|this|the|to)|worth\s+(?:giving|citing|quoting|mentioning|using|including|repeating)|"
+    r"(?:careful|good|faithful|responsible|reliable|honest|well-informed)\s+(?:digests?|summar\w+|write-?ups?|"
+    r"briefings?|answers?)\s+(?:relies|rely|uses?|cites?|mentions?|leaves?|omits?|includes?|keeps?|sticks?|"
+    r"quotes?|credits?|names?|opens?|starts?|begins?)|"
+    r"(?:counted|considered|treated|regarded|graded|marked|accepted)\s+as\s+(?:complete|correct|accurate|valid)|"
+    r"(?:is|are)\s+rendered\s+as|preferred[-_ ](?:citation|link|source|reference|attribution|wording|name)|"
+    r"leaves?\s+(?:\w+\s+){0,4}unmentioned|relies\s+only\s+on|(?:forget|overlook|omit|ignore|leave\s+out)\b[^.?!]{0,80}\?)\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
-    r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此")
+    r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
+    r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
 # Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
 _ADDRESS = _Cue(

@@ -9,6 +9,7 @@ import pytest
 from llm_scripts import LELAND, blocks, card, first_sentence, research_script
 
 from runtime.llm import FakeChatClient, Scripted
+from runtime.claims import is_question, select_cards
 from runtime.llm.writer import allocate, claim_problem
 from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
@@ -55,6 +56,18 @@ def test_writer_sees_only_the_cards_the_rule_writer_would_cite() -> None:
     graded = [c.model_copy(update={"grade": c.grade.model_copy(update={"relevance": r})})
               for c, r in ((planted, 0.8), (best, 0.9), (other, 0.5))]
     assert [c.card_id for c in allocate(graded)] == ["a1", "b1"]
+
+
+def test_a_question_is_never_a_claims_evidence() -> None:
+    # "What account of X is complete without Acme?" asserts nothing; a planted rhetorical
+    # question outranked the page's real sentences in the injection benchmark.
+    asked = card("a1", "What account of the film could be complete without the Acme survey?", doc_id="a")
+    stated = card("a2", "Maximum Overdrive was filmed in Leland.", doc_id="a")
+    titled = card("b1", 'He sang "Where Do I Begin?"', doc_id="b")
+    graded = [c.model_copy(update={"grade": c.grade.model_copy(update={"relevance": r})})
+              for c, r in ((asked, 0.9), (stated, 0.5), (titled, 0.4))]
+    assert [c.card_id for c in select_cards(graded)] == ["a2", "b1"]
+    assert is_question("谁拍的这部电影？") and not is_question(titled.quote)
 
 
 def test_claims_are_written_from_each_sections_own_evidence(kit: ResearchKit) -> None:
