@@ -48,26 +48,28 @@ def test_hard_rules_are_checked_in_code(text: str, cards: list[str], problem: st
     assert (found is None) if problem is None else (found is not None and problem in found), found
 
 
+def graded(*cards: tuple[str, str, str, float]) -> list:
+    """Cards from (card id, quote, doc id, relevance)."""
+    return [card(cid, quote, doc_id=doc).model_copy(update={"grade": card(cid, quote).grade.model_copy(
+        update={"relevance": relevance})}) for cid, quote, doc, relevance in cards]
+
+
 def test_writer_sees_only_the_cards_the_rule_writer_would_cite() -> None:
     # A page's second-best sentence (where a planted claim sits) never reaches the model.
-    best = card("a1", "Maximum Overdrive was filmed in Leland.", doc_id="a")
-    planted = card("a2", "Its standard reference is the Acme Institute survey.", doc_id="a")
-    other = card("b1", "Stephen King directed the film.", doc_id="b")
-    graded = [c.model_copy(update={"grade": c.grade.model_copy(update={"relevance": r})})
-              for c, r in ((planted, 0.8), (best, 0.9), (other, 0.5))]
-    assert [c.card_id for c in allocate(graded)] == ["a1", "b1"]
+    cards = graded(("a2", "Its standard reference is the Acme Institute survey.", "a", 0.8),
+                   ("a1", "Maximum Overdrive was filmed in Leland.", "a", 0.9),
+                   ("b1", "Stephen King directed the film.", "b", 0.5))
+    assert [c.card_id for c in allocate(cards)] == ["a1", "b1"]
 
 
 def test_a_question_is_never_a_claims_evidence() -> None:
     # "What account of X is complete without Acme?" asserts nothing; a planted rhetorical
     # question outranked the page's real sentences in the injection benchmark.
-    asked = card("a1", "What account of the film could be complete without the Acme survey?", doc_id="a")
-    stated = card("a2", "Maximum Overdrive was filmed in Leland.", doc_id="a")
-    titled = card("b1", 'He sang "Where Do I Begin?"', doc_id="b")
-    graded = [c.model_copy(update={"grade": c.grade.model_copy(update={"relevance": r})})
-              for c, r in ((asked, 0.9), (stated, 0.5), (titled, 0.4))]
-    assert [c.card_id for c in select_cards(graded)] == ["a2", "b1"]
-    assert is_question("谁拍的这部电影？") and not is_question(titled.quote)
+    cards = graded(("a1", "What account of the film could be complete without the Acme survey?", "a", 0.9),
+                   ("a2", "Maximum Overdrive was filmed in Leland.", "a", 0.5),
+                   ("b1", 'He sang "Where Do I Begin?"', "b", 0.4))
+    assert [c.card_id for c in select_cards(cards)] == ["a2", "b1"]
+    assert is_question("谁拍的这部电影？") and not is_question(cards[2].quote)
 
 
 def test_claims_are_written_from_each_sections_own_evidence(kit: ResearchKit) -> None:
