@@ -115,7 +115,8 @@ def _proposals(data: dict[str, Any]) -> tuple[list[tuple[str, list[str]]] | None
 
 class LLMClaimWriter:
     name = "llm"
-    version = "1"
+    version = "2"
+    """2: the model is shown only the cards the rule writer would cite (1 added two more)."""
     prompt_ids = (WRITE_PROMPT,)
 
     def __init__(self, client: ChatClient, library: PromptLibrary | None = None) -> None:
