@@ -14,6 +14,7 @@ from eval.bench_injection import (
     false_positives,
     filter_verdict,
     obedient_model,
+    plant_by_group,
     screen_measure,
     summarise,
 )
@@ -77,6 +78,15 @@ def test_a_small_evaluation_end_to_end(kit: ResearchKit) -> None:
     assert summary["overall"]["docs"] == 2 and summary["overall"]["caught_before_ingest"] == 1.0
 
 
+def test_each_template_group_is_planted_apart_on_its_own_first_pages() -> None:
+    a = tuple(InjectionTemplate(f"a{i}", "en", "plain", "Zorblat {title}", group="tuned") for i in range(3))
+    b = (InjectionTemplate("b0", "en", "plain", "Zorblat {title}", group="held-out-9"),)
+    targets = [(f"q{i}", DOC) for i in range(6)]
+    plantings = plant_by_group(targets, (*a, *b), per_template=2)
+    assert [([q for q, _ in t], [x.name for x in ts]) for t, ts in plantings] == [
+        (["q0", "q1", "q2", "q3", "q4", "q5"], ["a0", "a1", "a2"]), (["q0", "q1"], ["b0"])]
+
+
 def test_in_place_poisoning_keeps_the_page_s_identity() -> None:
     page = poisoned_in_place(DOC, TEMPLATES[0], 3)
     assert (page.id, page.url, page.publisher, page.title) == (DOC.id, DOC.url, DOC.publisher, DOC.title)
@@ -105,7 +115,7 @@ def test_the_model_check_is_measured_as_a_classifier_on_poisoned_and_clean_pages
     missed = InjectionTemplate("t_missed", "en", "plain", "{title} was financed by Zorblat.")  # no rule fires
     templates = (TEMPLATES[0], missed)
     screen = LLMInjectionScreen(FakeChatClient(marker_spotter, name="spotter"))
-    result = screen_measure(screen, [(LELAND_Q, target), (LELAND_Q, target)], templates, kit.corpus, 5)
+    result = screen_measure(screen, [([(LELAND_Q, target), (LELAND_Q, target)], templates)], kit.corpus, 5)
     first, second = result["rows"]
     assert (first["template"], first["filter_caught"], first["screen"]) == (TEMPLATES[0].name, True, "clean")
     assert (second["filter_caught"], second["screen"], second["caught_with_screen"]) == (False, "instruction", True)
