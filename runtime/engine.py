@@ -24,6 +24,7 @@ from runtime.policies import AngleCandidate, DecisionObserver, PolicySet
 from runtime.bridging import focus_terms, names_title, rank_bridge_candidates
 from runtime.recorder import Recorder
 from runtime.report import SubQuestionOutcome, build_report
+from runtime.scripts import script_islands
 from runtime.text import content_terms, fold_accents, term_overlap, tokenize
 from runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
 from runtime.verifier import Verifier
@@ -402,13 +403,15 @@ class ResearchEngine:
         title_terms = content_terms(doc.title)
         candidates: list[KeepCandidate] = []
         injected: set[str] = set()
-        for s in doc.sentences:
-            clean = strip_invisible(s.text)
+        cleaned = [strip_invisible(s.text) for s in doc.sentences]
+        islands = script_islands(cleaned)
+        for i, (s, clean) in enumerate(zip(doc.sentences, cleaned)):
             finding = detect_injection(clean)
-            if finding is not None:
+            why = finding.reason if finding is not None else islands.get(i)
+            if why is not None:
                 injected.add(s.sid)
                 rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(
-                    doc_id=doc.doc_id, sentence_ids=[s.sid], reason="injection", detail=finding.reason))
+                    doc_id=doc.doc_id, sentence_ids=[s.sid], reason="injection", detail=why))
                 continue
             terms = content_terms(clean)
             rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
