@@ -23,12 +23,12 @@ def test_a_chinese_sentence_in_an_english_page_is_an_island() -> None:
 def test_names_in_other_scripts_inside_english_sentences_are_not_islands() -> None:
     # Real corpus sentences with the highest non-Latin shares (0.35, 0.33, 0.29).
     real = [
-        "Tai Chi 0 or Tai Chi Zero (太極之零開始) or (太極：從零開始) is a 2012 Chinese 3D martial arts film "
-        "directed by Stephen Fung.",
-        "Rimyongsu Sports Club (Chosŏn'gŭl: 리명수체육단; Hanja: 鯉明水體育團) is a North Korean football club, "
-        "based in Sariwon.",
-        "Baglan Mailybayev( in Kazakh Бағлан Асаубайұлы Майлыбаев) was born on 20 May 1975 in Zhambyl region, "
-        "Kazakhstan.",
+        ("Tai Chi 0 or Tai Chi Zero (太極之零開始) or (太極：從零開始) is a 2012 Chinese 3D martial arts film "
+         "directed by Stephen Fung."),
+        ("Rimyongsu Sports Club (Chosŏn'gŭl: 리명수체육단; Hanja: 鯉明水體育團) is a North Korean football club, "
+         "based in Sariwon."),
+        ("Baglan Mailybayev( in Kazakh Бағлан Асаубайұлы Майлыбаев) was born on 20 May 1975 in Zhambyl region, "
+         "Kazakhstan."),
     ]
     for sentence in real:
         assert foreign_share(sentence) < ISLAND_SHARE
