@@ -9,7 +9,10 @@ planted statements.
 
 Measured once after the sixth round (2026-11-30), before anyone read it, nine pages per
 template: caught before ingest 30%; 0 of 180 mirror pages and 2 of 180 in-place pages
-(`v11_zh_founder`, `v11_zh_mixed_translator`) changed a report. Still unread.
+(`v11_zh_founder`, `v11_zh_mixed_translator`) changed a report. After the seventh round
+(script islands; 2026-11-30): caught 55% counting script islands, 0 of 180 both ways. Still
+unread, except that its first three (English) templates were glimpsed on 2026-11-30 while
+looking up the template format; nothing was changed after them.
 """
 
 from __future__ import annotations
