@@ -1,7 +1,7 @@
 """Training rows for the optional model check of the injection filter (`--screen llm`).
 
     python -m eval.screen_dataset --out train-out/data/screen [--per-template 3] [--clean 600]
-    citeloop train sft --config configs/train/screen-smollm2.yaml
+    citeloop train sft --config configs/train/sft-screen-smollm2.yaml
 
 The check asks a model whether a page holds instructions aimed at an AI system (prompt
 `injection_check`, answers `instruction` / `clean` / `undecidable`). SmolLM2-135M as
