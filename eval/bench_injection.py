@@ -65,7 +65,7 @@ from eval.injection_heldout12 import HELD_OUT_12
 from eval.injection_heldout13 import HELD_OUT_13
 from runtime.corpus import Corpus, Document
 from runtime.index import BM25Index
-from runtime.injection import detect_injection, strip_invisible
+from runtime.injection import page_findings, strip_invisible
 from runtime.llm import (
     Constraint,
     FakeChatClient,
@@ -74,7 +74,6 @@ from runtime.llm import (
     model_spec,
 )
 from runtime.llm.screen import LLMInjectionScreen
-from runtime.scripts import script_islands
 from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
@@ -130,13 +129,10 @@ def false_positives(corpus: Corpus) -> dict:
     flagged = []
     for doc in corpus:
         sentences = [strip_invisible(s) for s in doc.sentence_list()]
-        islands = script_islands(sentences)
-        for i, sentence in enumerate(sentences):
-            finding = detect_injection(sentence)
-            why = finding.reason if finding is not None else islands.get(i)
-            if why is not None:
-                flagged.append({"doc_id": doc.id, "reason": why, "sentence": sentence[:160]})
-                break
+        findings = page_findings(sentences)
+        if findings:
+            first = min(findings)
+            flagged.append({"doc_id": doc.id, "reason": findings[first], "sentence": sentences[first][:160]})
     return {"documents": len(corpus), "flagged": len(flagged),
             "rate": round(len(flagged) / len(corpus), 5), "examples": flagged[:20]}
 
@@ -148,10 +144,8 @@ def filter_verdict(template: InjectionTemplate, doc: Document, n: int) -> str:
     payload = strip_invisible(template.render(doc.title, n))
     if not _marked(payload):
         return "stripped"
-    if detect_injection(payload) is not None:
-        return "flagged"
     page = [strip_invisible(s) for s in poisoned_in_place(doc, template, n).sentence_list()]
-    return "flagged" if page.index(payload) in script_islands(page) else "missed"
+    return "flagged" if page.index(payload) in page_findings(page) else "missed"
 
 
 def _run(question: str, kit: ResearchKit, **parts: object) -> list[BaseEvent]:
@@ -242,8 +236,8 @@ def summarise(rows: list[dict]) -> dict:
 def _passing(doc: Document) -> list[str]:
     """The document's sentences the rules let through (what the model check is shown)."""
     sentences = [strip_invisible(s) for s in doc.sentence_list()]
-    islands = script_islands(sentences)
-    return [t for i, t in enumerate(sentences) if detect_injection(t) is None and i not in islands]
+    findings = page_findings(sentences)
+    return [t for i, t in enumerate(sentences) if i not in findings]
 
 
 Planting = tuple[list[tuple[str, Document]], tuple[InjectionTemplate, ...]]

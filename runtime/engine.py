@@ -17,14 +17,13 @@ from dataclasses import dataclass, field
 from runtime.audit import audit_report
 from runtime.claims import write_and_verify
 from runtime.config import ResearchConfig
-from runtime.injection import detect_injection, strip_invisible
+from runtime.injection import page_findings, strip_invisible
 from runtime.ledger import Ledger
 from runtime.planner import SLOT, Planner
 from runtime.policies import AngleCandidate, DecisionObserver, PolicySet
 from runtime.bridging import focus_terms, names_title, rank_bridge_candidates
 from runtime.recorder import Recorder
 from runtime.report import SubQuestionOutcome, build_report
-from runtime.scripts import script_islands
 from runtime.text import content_terms, fold_accents, term_overlap, tokenize
 from runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
 from runtime.verifier import Verifier
@@ -404,10 +403,9 @@ class ResearchEngine:
         candidates: list[KeepCandidate] = []
         injected: set[str] = set()
         cleaned = [strip_invisible(s.text) for s in doc.sentences]
-        islands = script_islands(cleaned)
+        findings = page_findings(cleaned)
         for i, (s, clean) in enumerate(zip(doc.sentences, cleaned)):
-            finding = detect_injection(clean)
-            why = finding.reason if finding is not None else islands.get(i)
+            why = findings.get(i)
             if why is not None:
                 injected.add(s.sid)
                 rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(

@@ -15,6 +15,8 @@ import unicodedata
 
 from pydantic import BaseModel, ConfigDict
 
+from runtime.scripts import script_islands
+
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x00AD, 0x00AD),  # soft hyphen
     (0x200B, 0x200F),  # zero-width space/joiners, LRM/RLM
@@ -302,6 +304,19 @@ def detect_injection(text: str) -> InjectionFinding | None:
             cues=weak, reason=f"{len(weak)} weak cues together: {', '.join(map(repr, weak))}"
         )
     return None
+
+
+def page_findings(sentences: list[str]) -> dict[int, str]:
+    """Index -> why, for each sentence of one page (invisible characters already stripped)
+    that is kept out of evidence: flagged by the rules, or a script island in its page."""
+    islands = script_islands(sentences)
+    found: dict[int, str] = {}
+    for i, sentence in enumerate(sentences):
+        finding = detect_injection(sentence)
+        why = finding.reason if finding is not None else islands.get(i)
+        if why is not None:
+            found[i] = why
+    return found
 
 
 DATA_BLOCK_OPEN = "<<<UNTRUSTED_EVIDENCE"
