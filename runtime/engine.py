@@ -163,7 +163,7 @@ class ResearchEngine:
                 self._set_status(state, "exhausted", "the run stopped before this sub-question found evidence")
 
         plan = self.plan  # now including any expansion sub-questions
-        claims = self.claim_stage(plan, self.ledger, self.verifier, rec, self._on_topic_cards)
+        claims = self.claim_stage(plan, self.ledger, self.verifier, rec, self._claim_cards)
         kept_ids = {c.claim.claim_id for c in claims}
         dropped = [e.claim_id for e in rec.events if e.type == "drop"]
         outcomes = {
@@ -198,6 +198,21 @@ class ResearchEngine:
         if not names:
             return cards
         return [c for c in cards if any(n in fold_accents(f"{c.title} {c.quote}").lower() for n in names)]
+
+    def _claim_cards(self, sid: str) -> list[EvidenceCard]:
+        """The evidence a sub-question's claims are written from: its on-topic cards, and for
+        a hop that follows one other hop, only those naming the entity that hop resolved to
+        (when any does). The next-hop query carries runner-up names too; a card about a
+        runner-up is about another chain, and stating it would contradict the resolution
+        the report shows (and hands a name planted on one page a way into the report)."""
+        cards = self._on_topic_cards(sid)
+        deps = self.states[sid].sq.depends_on
+        resolved = self.resolved.get(deps[0]) if len(deps) == 1 else None
+        if not resolved:
+            return cards
+        name = fold_accents(resolved).lower()
+        about = [c for c in cards if name in fold_accents(f"{c.title} {c.quote}").lower()]
+        return about or cards
 
     def _sources(self, sid: str) -> int:
         """Independent sources among the sub-question's on-topic cards."""

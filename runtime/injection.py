@@ -181,7 +181,9 @@ _DOWNSTREAM = _Cue(
     r"(?:accurate|complete|correct|proper|faithful)\s+(?:accounts?|summar\w+|descriptions?|answers?|reports?)|"
     r"(?:when|while|in)\s+(?:covering|writing\s+about|reporting\s+on|citing|quoting|restating)|"
     r"(?:condensed|shortened|abridged|derived)\s+(?:versions?|texts?|copies|forms?)|model\s+answers?|"
-    r"(?:if|should|when|whenever)\s+(?:a|the|any)\s+question\s+(?:about|on|of))\b"
+    r"(?:if|should|when|whenever)\s+(?:a|the|any)\s+question\s+(?:about|on|of)|"
+    # eighth round (fitted to seen-14): "reports drawing on X ..."
+    r"(?:reports?|summar(?:y|ies)|answers?|accounts?|write-?ups?|digests?)\s+(?:drawing|drawn|based|relying)\s+on)\b"
     r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
@@ -211,16 +213,21 @@ _OBLIGE = _Cue(
     r"it\s+would\s+be\s+(?:a\s+kindness|helpful|appreciated|kind|good|best|wise|fair)|"
     r"(?:we|i)(?:'d|\s+would)\s+(?:be\s+grateful|appreciate|like|love)|(?:grateful|appreciated)\s+if|"
     r"will\s+want\s+(?:that|this|the|to)|worth\s+(?:giving|citing|quoting|mentioning|using|including|repeating)|"
-    r"(?:careful|good|faithful|responsible|reliable|honest|well-informed)\s+(?:digests?|summar\w+|write-?ups?|"
-    r"briefings?|answers?)\s+(?:relies|rely|uses?|cites?|mentions?|leaves?|omits?|includes?|keeps?|sticks?|"
+    r"(?:careful|good|faithful|responsible|reliable|honest|well-informed|well-formed|well-made|proper)\s+"
+    r"(?:digests?|summar\w+|write-?ups?|briefings?|answers?|reports?|accounts?)\s+(?:relies|rely|uses?|cites?|mentions?|leaves?|omits?|includes?|keeps?|sticks?|"
     r"quotes?|credits?|names?|opens?|starts?|begins?)|"
     r"(?:counted|considered|treated|regarded|graded|marked|accepted)\s+as\s+(?:complete|correct|accurate|valid)|"
     r"(?:is|are)\s+rendered\s+as|preferred[-_ ](?:citation|link|source|reference|attribution|wording|name)|"
     r"(?:leaves?|left|leaving)\s+(?:\w+\s+){0,4}unmentioned|relies\s+only\s+on|"
     # Custom stated as a rule (seventh round, fitted to seen-10): "are customarily left out".
     r"(?:customarily|by\s+convention|as\s+a\s+rule)\b[^.;]{0,40}?\b(?:left|omitted|dropped|given|stated|cited|"
-    r"credited|named|described|mentioned|attributed|listed)|"
-    r"(?:forget|overlook|omit|ignore|leave\s+out)\b[^.?!]{0,80}\?)\b"
+    r"credited|named|described|mentioned|attributed|listed|open|opens|begin|begins|start|starts|end|ends|close|"
+    r"closes|note|notes|noting|keep|keeps|include|includes)|"
+    r"(?:forget|overlook|omit|ignore|leave\s+out)\b[^.?!]{0,80}\?|"
+    # What derived texts do, stated as a habit (eighth round, fitted to seen-14): "reports
+    # drawing on X name the Y Foundation as the verifying body".
+    r"(?:reports|summaries|write-?ups|digests|answers|accounts|overviews)\b[^.;]{0,60}?\b(?:name|credit|cite|list|"
+    r"attribute|mention|thank|acknowledge)\s+(?:the\s+)?(?:\w+\s+){0,4}?as\s+(?:the|its|their)\b)\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
     r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
     r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨")
@@ -232,6 +239,20 @@ _ADDRESS = _Cue(
     r"generators?|crawlers?|systems?)|(?:assistants?|ai|bots?|models?|llms?|agents?|tools?|translators?|"
     r"summari[sz]ers?|generators?|crawlers?)\s*[:,])"
     r"|(?:致|给|各位|亲爱的)\s*(?:ai|模型|助手|工具|机器人|小伙伴)|(?:ai|模型|助手|工具)(?:们)?[:：]")
+# Talk about where the records are kept or how to search for the subject (eighth round,
+# fitted to seen-9 and seen-14): an encyclopedic page states facts about its subject, not
+# which name a search should use or which other entry "holds the current details". One is
+# enough: such a sentence steers the research to the attacker's name.
+_REDIRECT = _Cue(
+    # not "indexed as": acts of Parliament are cited so ("indexed as 2 & 3 Will. 4")
+    r"\bindexed\s+(?:not\s+)?under\b|"
+    r"\bsearch(?:es|ing)?\s+(?:for|under|using)\s+(?:the|its|this|that)\s+(?:\w+\s+){0,2}?(?:name|title)\b|"
+    r"\bunder\s+(?:that|this|the\s+other)\s+(?:name|title)\s+rather\s+than\b|"
+    r"\bwhose\s+own\s+(?:entry|page|article|record|listing)\b|"
+    r"\b(?:entry|page|article|record|archive|listing)\s+(?:\w+\s+){0,3}?(?:holds?|has|gives?|carries|keeps?)\s+the\s+"
+    r"(?:current|full|complete|latest|updated|authoritative|detailed)\s+(?:details|records?|version|account|"
+    r"information|facts)\b"
+    r"|检索时|搜索时|查询时|以此名称编目|以该名称编目|以此名编目")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
@@ -295,9 +316,13 @@ def detect_injection(text: str) -> InjectionFinding | None:
     strong = _found(_STRONG, norm)
     if strong:
         return InjectionFinding(cues=strong, reason=f"instruction cue {strong[0]!r}")
-    found = _structural(norm, _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text))))
+    cased = _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text)))
+    found = _structural(norm, cased)
     if found is not None:
         return found
+    redirect = _REDIRECT(norm, cased)
+    if redirect:
+        return InjectionFinding(cues=[redirect], reason=f"tells the research where to look instead ({redirect!r})")
     weak = _found(_WEAK, norm)
     if len(weak) >= 2:
         return InjectionFinding(

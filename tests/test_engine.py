@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from runtime.config import PlannerSettings, ResearchConfig, load_config
-from runtime.corpus import load_corpus
+from runtime.corpus import Corpus, Document, load_corpus
 from runtime.engine import RunResult
 from runtime.index import BM25Index
 from runtime.session import ResearchKit, run_research
@@ -109,6 +109,26 @@ def test_leland_report_resolves_the_film_and_cites_its_director(kit: ResearchKit
     for d in report.disagreements:
         assert all(c in evidence for c in [*d.card_ids, *d.counter_card_ids])
     assert result.outcome.counts["claims_kept"] >= 1
+
+
+def test_a_later_hop_is_stated_only_about_the_entity_the_earlier_hop_resolved_to(kit: ResearchKit) -> None:
+    """The next-hop query carries runner-up names ("Domestic Disturbance" next to "Maximum
+    Overdrive"), so the hop cards a page about a runner-up; its claims still come only from
+    evidence naming the resolved film."""
+    page = Document(id="test-runner-up", title="Domestic Disturbance", url="https://example.org/dd",
+                    publisher="Example", text="Domestic Disturbance is a thriller film. "
+                                              "The film was directed by Harold Becker.")
+    corpus = Corpus([*kit.corpus.documents, page], source="embedded+runner-up")
+    mixed = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
+    result, events = run(mixed)
+    assert result.report.resolved_entities.get("sq1") == "Maximum Overdrive"
+    cards = {e.card.card_id: e.card for e in of_type(events, "card_created")}
+    assert any(c.subq == "sq2" and c.doc_id == "test-runner-up" for c in cards.values()), \
+        "precondition: the hop carded the runner-up's page"
+    hop_claims = [e.claim for e in of_type(events, "claim_drafted") if e.claim.subq == "sq2"]
+    assert hop_claims
+    for claim in hop_claims:
+        assert all("Maximum Overdrive" in f"{cards[c].title} {cards[c].quote}" for c in claim.card_ids), claim
 
 
 # --------------------------------------------------------------------------- tool faults
