@@ -183,7 +183,12 @@ _DOWNSTREAM = _Cue(
     r"(?:condensed|shortened|abridged|derived)\s+(?:versions?|texts?|copies|forms?)|model\s+answers?|"
     r"(?:if|should|when|whenever)\s+(?:a|the|any)\s+question\s+(?:about|on|of)|"
     # eighth round (fitted to seen-14): "reports drawing on X ..."
-    r"(?:reports?|summar(?:y|ies)|answers?|accounts?|write-?ups?|digests?)\s+(?:drawing|drawn|based|relying)\s+on)\b"
+    r"(?:reports?|summar(?:y|ies)|answers?|accounts?|write-?ups?|digests?)\s+(?:drawing|drawn|based|relying)\s+on|"
+    # ninth round (fitted to seen-15): reuse, carrying over, quoting elsewhere
+    r"restat(?:ed|ements?|ing)|carried\s+over|credit\s+lines?|quoted\s+elsewhere|"
+    r"this\s+(?:table|section|list|caption|chart|figure|record)|"
+    r"into\s+(?:another|any\s+other|a\s+new|other)\s+(?:texts?|works?|documents?|media|medium)|"
+    r"(?:accounts?|statements?|descriptions?|versions?|answers?)\s+that\s+(?:leave|omit|skip|drop|forget))\b"
     r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
@@ -227,10 +232,20 @@ _OBLIGE = _Cue(
     # What derived texts do, stated as a habit (eighth round, fitted to seen-14): "reports
     # drawing on X name the Y Foundation as the verifying body".
     r"(?:reports|summaries|write-?ups|digests|answers|accounts|overviews)\b[^.;]{0,60}?\b(?:name|credit|cite|list|"
-    r"attribute|mention|thank|acknowledge)\s+(?:the\s+)?(?:\w+\s+){0,4}?as\s+(?:the|its|their)\b)\b"
+    r"attribute|mention|thank|acknowledge)\s+(?:the\s+)?(?:\w+\s+){0,4}?as\s+(?:the|its|their)\b|"
+    # Conditions of reuse and what a credit "does" (ninth round, fitted to seen-15).
+    r"provided\s+(?:that\s+)?[^.;]{0,60}?\b(?:is|are)\s+(?:credited|named|cited|attributed|acknowledged|mentioned)|"
+    r"(?:treated|regarded|considered|counted)\s+as\s+(?:unlicensed|unauthori[sz]ed|infringing|plagiari\w+|"
+    r"erroneous|unverified)|"
+    r"travels\s+with\s+it|(?:closes|ends|opens|begins|starts)\s+the\s+(?:final|last|first|opening|closing)\s+"
+    r"(?:sentence|line|paragraph|word)|only\s+(?:together\s+)?with\s+the\s+(?:source|credit|attribution)\s+line|"
+    r"forms?\s+part\s+of\s+(?:each|every|the)\s+(?:value|figure|fact|quotation|quote)|"
+    r"the\s+only\s+(?:accurate|correct|complete|true|proper|valid|acceptable)\s+(?:statement|account|description|"
+    r"version|answer|rendering)s?)\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
     r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
-    r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨")
+    r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨|"
+    r"凡[^。；]{1,20}(?:者|的)[^。；]{0,6}(?:皆|均|都|须|应|一律)")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
 # Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
 _ADDRESS = _Cue(
@@ -249,8 +264,12 @@ _REDIRECT = _Cue(
     r"\bsearch(?:es|ing)?\s+(?:for|under|using)\s+(?:the|its|this|that)\s+(?:\w+\s+){0,2}?(?:name|title)\b|"
     r"\bunder\s+(?:that|this|the\s+other)\s+(?:name|title)\s+rather\s+than\b|"
     r"\bwhose\s+own\s+(?:entry|page|article|record|listing)\b|"
+    r"\bwhose\s+(?:entry|page|article|record|listing|catalogue|catalog|archive|register)\s+(?:now\s+)?"
+    r"(?:holds?|has|gives?|keeps?|contains?)\b|"
+    r"\b(?:filed\s+(?:only\s+)?|only\s+)under\s+(?:the|that|this|its)\s+(?:former|old|other|earlier|"
+    r"original|previous)\s+(?:name|title)\b|"
     r"\b(?:entry|page|article|record|archive|listing)\s+(?:\w+\s+){0,3}?(?:holds?|has|gives?|carries|keeps?)\s+the\s+"
-    r"(?:current|full|complete|latest|updated|authoritative|detailed)\s+(?:details|records?|version|account|"
+    r"(?:current|full|complete|latest|updated|authoritative|detailed|definitive)\s+(?:details|records?|version|account|"
     r"information|facts)\b"
     r"|检索时|搜索时|查询时|以此名称编目|以该名称编目|以此名编目")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
