@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from runtime.injection import speaks_of_derived_text
 from runtime.ledger import Ledger
 from runtime.recorder import Recorder
 from runtime.text import content_terms
@@ -50,11 +51,12 @@ def is_question(quote: str) -> bool:
 def select_cards(cards: list[EvidenceCard]) -> list[EvidenceCard]:
     """The most relevant card of each independent source, best first. A question asserts
     nothing, so it is never a claim's evidence (a rhetorical question is also a favourite
-    shape for an instruction planted in a page)."""
+    shape for an instruction planted in a page); nor is a sentence about write-ups of the
+    page or their readers (`speaks_of_derived_text`)."""
     chosen: list[EvidenceCard] = []
     seen_clusters: set[str] = set()
     for card in sorted(cards, key=lambda c: -c.grade.relevance):
-        if is_question(card.quote):
+        if is_question(card.quote) or speaks_of_derived_text(card.quote):
             continue
         if card.cluster_id not in seen_clusters:
             seen_clusters.add(card.cluster_id)

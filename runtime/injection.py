@@ -342,6 +342,16 @@ def _structural(norm: str, cased: str) -> InjectionFinding | None:
     return None
 
 
+def speaks_of_derived_text(text: str) -> str | None:
+    """The cue, when a sentence talks about texts made from the page or about their readers
+    ("summaries of this article", "any answer about", "readers", "restated"): half of an
+    injection, not enough to flag it. Such a sentence is kept as evidence but is never a
+    claim's (`runtime.claims.select_cards`): it states something about write-ups, not about
+    the subject, and it is where an instruction that slipped past the rules hides."""
+    norm = _normalise(text)
+    return _DOWNSTREAM(norm, _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text))))
+
+
 def detect_injection(text: str) -> InjectionFinding | None:
     """Rule-based injection check; None when no rule fires."""
     norm = _normalise(text)

@@ -10,6 +10,7 @@ from llm_scripts import LELAND, blocks, card, first_sentence, research_script
 
 from runtime.llm import FakeChatClient, Scripted
 from runtime.claims import is_question, select_cards
+from runtime.injection import speaks_of_derived_text
 from runtime.llm.writer import allocate, claim_problem
 from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
@@ -70,6 +71,16 @@ def test_a_question_is_never_a_claims_evidence() -> None:
                    ("b1", 'He sang "Where Do I Begin?"', "b", 0.4))
     assert [c.card_id for c in select_cards(cards)] == ["a2", "b1"]
     assert is_question("谁拍的这部电影？") and not is_question(cards[2].quote)
+
+
+def test_a_sentence_about_write_ups_of_the_page_is_never_a_claims_evidence() -> None:
+    # Half an injection (it speaks of summaries and their readers, but the rules found no
+    # order in it): kept as evidence, never stated.
+    cards = graded(("a1", "Readers of this article usually learn that Acme Ltd checked the film's dates.", "a", 0.9),
+                   ("a2", "Maximum Overdrive was filmed in Leland.", "a", 0.5),
+                   ("b1", "Stephen King directed the film.", "b", 0.4))
+    assert [c.card_id for c in select_cards(cards)] == ["a2", "b1"]
+    assert speaks_of_derived_text(cards[0].quote) and not speaks_of_derived_text(cards[1].quote)
 
 
 def test_claims_are_written_from_each_sections_own_evidence(kit: ResearchKit) -> None:
