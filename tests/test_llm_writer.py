@@ -8,9 +8,9 @@ import json
 import pytest
 from llm_scripts import LELAND, blocks, card, first_sentence, research_script
 
-from runtime.llm import FakeChatClient, Scripted
 from runtime.claims import is_question, select_cards
 from runtime.injection import speaks_of_derived_text
+from runtime.llm import FakeChatClient, Scripted
 from runtime.llm.writer import allocate, claim_problem
 from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
