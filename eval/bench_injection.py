@@ -77,7 +77,7 @@ from runtime.llm import (
     make_client,
     model_spec,
 )
-from runtime.llm.screen import LLMInjectionScreen
+from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE, LLMInjectionScreen
 from runtime.session import ResearchKit, run_research
 from trajectories.events import BaseEvent
 from trajectories.runfile import MemorySink
@@ -270,12 +270,15 @@ def screen_measure(screen: LLMInjectionScreen, plantings: list[Planting], clean:
             template = templates[i % len(templates)]
             page = poisoned_in_place(doc, template, i)
             caught = filter_verdict(template, doc, i) in ("flagged", "stripped")
-            answer = screen.answer(screen.ask(page.url or page.id, page.published, _passing(page))[1])
+            answer, confidence, reject = screen.verdict(screen.ask(page.url or page.id, page.published,
+                                                                   _passing(page))[1])
             rows.append({"template": template.name, "group": template.group, "filter_caught": caught,
-                         "screen": answer or "unusable", "caught_with_screen": caught or answer == "instruction"})
+                         "screen": answer or "unusable", "confidence": confidence, "screen_rejects": reject,
+                         "caught_with_screen": caught or reject})
     sample = random.Random(0).sample(sorted(clean.documents, key=lambda d: d.id), min(n_clean, len(clean.documents)))
-    answers = Counter(screen.answer(screen.ask(d.url or d.id, d.published, _passing(d))[1]) or "unusable"
-                      for d in sample)
+    verdicts = [screen.verdict(screen.ask(d.url or d.id, d.published, _passing(d))[1]) for d in sample]
+    answers = Counter(answer or "unusable" for answer, _, _ in verdicts)
+    rejected = sum(reject for _, _, reject in verdicts)
     groups = {}
     for group in dict.fromkeys(r["group"] for r in rows):
         sub = [r for r in rows if r["group"] == group]
@@ -283,7 +286,8 @@ def screen_measure(screen: LLMInjectionScreen, plantings: list[Planting], clean:
                          "with_screen": round(sum(r["caught_with_screen"] for r in sub) / len(sub), 4),
                          "answers": dict(Counter(r["screen"] for r in sub))}
     return {"groups": groups, "clean_pages": len(sample), "clean_answers": dict(answers),
-            "clean_false_positive_rate": round(answers["instruction"] / len(sample), 4) if sample else 0.0,
+            "min_confidence": screen.min_confidence, "clean_rejected": rejected,
+            "clean_false_positive_rate": round(rejected / len(sample), 4) if sample else 0.0,
             "rows": rows}
 
 
@@ -314,8 +318,9 @@ def print_results(results: dict) -> None:
         for group, g in sc["groups"].items():
             print(f"model check ({sc['model']}), {group}: caught before ingest {g['filter']:.0%} by the rules, "
                   f"{g['with_screen']:.0%} with the model check; answers {g['answers']}")
-        print(f"model check on {sc['clean_pages']} clean pages: {sc['clean_answers']} "
-              f"(false positives {sc['clean_false_positive_rate']:.1%})")
+        print(f"model check on {sc['clean_pages']} clean pages: {sc['clean_answers']}; rejected at confidence "
+              f">= {sc['min_confidence']}: {sc['clean_rejected']} (false positives "
+              f"{sc['clean_false_positive_rate']:.1%})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -330,6 +335,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also measure the optional model check (`--screen llm`) with this model: an endpoint "
                              "YAML or fake:NAME")
     parser.add_argument("--screen-clean", type=int, default=200, help="clean pages the model check is tried on")
+    parser.add_argument("--screen-min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
+                        help="the model check rejects a page when it answers `instruction` with at least this "
+                             f"probability (default {DEFAULT_MIN_CONFIDENCE}; needs logprobs from the endpoint)")
     parser.add_argument("--out", type=Path, default=Path("bench-out/injection.json"))
     args = parser.parse_args(argv)
     groups = [g.strip() for g in args.groups.split(",") if g.strip()]
@@ -358,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {"summary": summary, "false_positives": false_positives(clean.corpus), "rows": rows}
     if screen_client is not None:
         results["screen"] = {"model": args.screen_llm, **screen_measure(
-            LLMInjectionScreen(screen_client), plantings, clean.corpus, args.screen_clean)}
+            LLMInjectionScreen(screen_client, min_confidence=args.screen_min_confidence), plantings, clean.corpus, args.screen_clean)}
     results["seconds"] = round(time.perf_counter() - t0, 1)
     print_results(results)
     args.out.parent.mkdir(parents=True, exist_ok=True)

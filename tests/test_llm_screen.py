@@ -12,10 +12,11 @@ import pytest
 from llm_scripts import LELAND, blocks
 
 from runtime.llm import FakeChatClient, RenderedPrompt, Scripted
+from runtime.llm.client import ModelReply
 from runtime.llm.parts import LLMPartsError
 from runtime.replay import check_run
 from runtime.session import ResearchKit, run_research
-from trajectories.events import PartFallback
+from trajectories.events import PartFallback, TokenLogprob
 from trajectories.runfile import MemorySink, read_run
 
 
@@ -86,3 +87,39 @@ def test_cli_screen_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "unknown screen 'model'" in capsys.readouterr().err
     assert main(["research", LELAND, "--screen", "llm", "--out", str(tmp_path)]) == 2
     assert "screen llm" in capsys.readouterr().err
+
+
+def _said(answer: str, p_instruction: float) -> Scripted:
+    """A reply whose first token is `answer`, with `instruction` at probability p_instruction."""
+    import math
+
+    top = {"instruction": math.log(p_instruction), "clean": math.log(max(1e-9, 1 - p_instruction))}
+    return Scripted(text=answer, logprobs=[TokenLogprob(token=answer, logprob=top[answer], top=top)])
+
+
+@pytest.mark.parametrize(("reply", "rejected"), [
+    (_said("instruction", 0.97), True),
+    (_said("instruction", 0.6), False),  # said, but not with confidence
+    (_said("clean", 0.02), False),
+    (Scripted(text="instruction"), True),  # no logprobs: taken at its word
+], ids=["sure", "unsure", "clean", "no-logprobs"])
+def test_the_model_check_rejects_a_page_only_with_confidence(kit: ResearchKit, reply: Scripted,
+                                                             rejected: bool) -> None:
+    sink = MemorySink()
+    run_research(LELAND, kit, out_dir=None, sink=sink, screen="llm",
+                 llm=FakeChatClient(lambda p, c: reply, name="scored"))
+    by_model = [e for e in sink.events if e.type == "card_rejected" and e.rejected.detail.startswith("model check")]
+    assert bool(by_model) is rejected
+    if rejected and reply.logprobs:
+        assert "confidence 0.97" in by_model[0].rejected.detail
+    fired = sink.events[-1].checks["injection_model"]["fired"]  # type: ignore[attr-defined]
+    assert (fired > 0) is rejected
+
+
+def test_min_confidence_must_be_a_probability() -> None:
+    from runtime.llm.screen import LLMInjectionScreen
+
+    with pytest.raises(ValueError, match="within"):
+        LLMInjectionScreen(FakeChatClient(lambda p, c: "clean", name="x"), min_confidence=1.5)
+    screen = LLMInjectionScreen(FakeChatClient(lambda p, c: "clean", name="x"), min_confidence=None)
+    assert screen.verdict(ModelReply(status="ok", text="instruction"))[2] is True
