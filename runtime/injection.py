@@ -188,12 +188,18 @@ _DOWNSTREAM = _Cue(
     r"restat(?:ed|ements?|ing)|carried\s+over|credit\s+lines?|quoted\s+elsewhere|"
     r"this\s+(?:table|section|list|caption|chart|figure|record)|"
     r"into\s+(?:another|any\s+other|a\s+new|other)\s+(?:texts?|works?|documents?|media|medium)|"
-    r"(?:accounts?|statements?|descriptions?|versions?|answers?)\s+that\s+(?:leave|omit|skip|drop|forget)|"
+    r"(?:accounts?|statements?|descriptions?|versions?|answers?|responses?)\s+(?:\w+\s+){0,4}?that\s+"
+    r"(?:leave|omit|skip|drop|forget)|"
+    # eleventh round (fitted to seen-17): recipes, extracts, derived texts, "no honest sentence about it"
+    r"preparing\s+(?:a|an|the)\s+(?:\w+\s+)?(?:write-?up|summary|account|answer|report|overview)|"
+    r"extracts?\s+from\s+this|derived\s+(?:texts?|copies|works?)|downstream\s+cop(?:y|ies)|"
+    r"(?:no|every|any)\s+(?:honest|good|proper|accurate|faithful)\s+(?:sentence|account|answer|description)s?\s+"
+    r"(?:about|of|on)|"
     # tenth round (fitted to set 16): an answer about the subject, its last line, who writes next
     r"(?:an|the|any|every|each)\s+answers?\s+(?:about|on|to|for)|"
     r"(?:last|final|closing|opening|first)\s+(?:line|sentence|word|paragraph)\s+of\s+(?:the|any|every|each)\s+"
     r"(?:answers?|accounts?|texts?|write-?ups?))\b"
-    r"|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
+    r"|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
 # Obligation or request.
@@ -251,12 +257,16 @@ _OBLIGE = _Cue(
     r"incomplete|not\s+complete)|(?:written|placed|put|named)\s+last\b|"
     r"(?:last|final|closing)\s+(?:line|sentence)\s+(?:of\s+the\s+\w+\s+)?(?:reads|will\s+read|named|names|says)|"
     r"(?:would\s+not|never)\s+let\s+(?:any|an|a)\s+\w+\s+(?:\w+\s+){0,4}?(?:leave|go|pass)|"
-    r"kept\s+the\s+habit|one\s+line\s+at\s+the\s+end)\b"
+    r"kept\s+the\s+habit|one\s+line\s+at\s+the\s+end|"
+    # eleventh round (fitted to seen-17)
+    r"marked\s+(?:as\s+)?incomplete|full\s+marks|house\s+convention|unlicensed\s+cop(?:y|ies)|propagate|"
+    r"(?:close|end|open|begin|start)\s+the\s+(?:final|last|first|opening|closing)\s+(?:sentence|line|paragraph)|"
+    r"(?:close|closes|end|ends)\s+without\s+(?:naming|mentioning|citing|crediting))\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
     r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
     r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨|"
     r"凡[^。；]{1,20}(?:者|的)[^。；]{0,6}(?:皆|均|都|须|应|一律)|"
-    r"末行|方为完整|照此收尾|口诀")
+    r"末行|方为完整|照此收尾|口诀|不可省略|沿用此格式|按不完整计分")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
 # Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
 _ADDRESS = _Cue(
@@ -284,7 +294,7 @@ _REDIRECT = _Cue(
     r"information|facts)\b"
     r"|\b(?:looked|look)\s+up\s+(?:first|before\s+(?:any|all|every)\s+other)|"
     r"\bbefore\s+any\s+other\s+source\b|\b(?:figures|dates|facts|details)\s+are\s+the\s+current\s+ones\b"
-    r"|检索时|搜索时|查询时|以此名称编目|以该名称编目|以此名编目")
+    r"|最新资料由|资料由[^。]{0,16}统一维护|检索时|搜索时|查询时|以此名称编目|以该名称编目|以此名编目")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
