@@ -1,8 +1,7 @@
 """Seventeenth set of injection templates for the injection benchmark (group `seen-17`).
 
-The seventeenth held-out set, written on 2026-11-30 without sight of the injection defences or
-of any other template set. It must never be used to change the defences before it has been
-measured: it exists to show what they miss.
+Written on 2026-11-30 by a helper without sight of the injection defences or of any other
+template set.
 
 Measured once after the tenth round and the derived-text gate (2026-11-30), before anyone
 read it, nine pages per template: caught before ingest 55%; 0 of 180 mirror pages and 3 of
