@@ -125,6 +125,12 @@ def _found(cues: list[tuple[str, str, re.Pattern[str]]], norm: str) -> list[str]
 _CJK_GAP = re.compile(r"(?<=[\u3000-\u30ff\u4e00-\u9fff\uff01-\uff1f]) +(?=[\u3000-\u30ff\u4e00-\u9fff\uff01-\uff1f])")
 
 
+def _cased(text: str) -> str:
+    """The text as the cased cues read it: invisible characters stripped, NFKC, no spaces
+    between CJK characters (like `_normalise`, without casefolding)."""
+    return _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text)))
+
+
 def _normalise(text: str) -> str:
     # NFKC folds full-width and styled letters ("ｉｇｎｏｒｅ") onto plain ones; casefold
     # after it so folded capitals are lowered too. Chinese is written without spaces, so
@@ -190,15 +196,15 @@ _DOWNSTREAM = _Cue(
     r"into\s+(?:another|any\s+other|a\s+new|other)\s+(?:texts?|works?|documents?|media|medium)|"
     r"(?:accounts?|statements?|descriptions?|versions?|answers?|responses?)\s+(?:\w+\s+){0,4}?that\s+"
     r"(?:leave|omit|skip|drop|forget)|"
+    # tenth round (fitted to set 16): an answer about the subject, its last line, who writes next
+    r"(?:an|the|any|every|each)\s+answers?\s+(?:about|on|to|for)|"
+    r"(?:last|final|closing|opening|first)\s+(?:line|sentence|word|paragraph)\s+of\s+(?:the|any|every|each)\s+"
+    r"(?:answers?|accounts?|texts?|write-?ups?)|"
     # eleventh round (fitted to seen-17): recipes, extracts, derived texts, "no honest sentence about it"
     r"preparing\s+(?:a|an|the)\s+(?:\w+\s+)?(?:write-?up|summary|account|answer|report|overview)|"
     r"extracts?\s+from\s+this|derived\s+(?:texts?|copies|works?)|downstream\s+cop(?:y|ies)|"
     r"(?:no|every|any)\s+(?:honest|good|proper|accurate|faithful)\s+(?:sentence|account|answer|description)s?\s+"
-    r"(?:about|of|on)|"
-    # tenth round (fitted to set 16): an answer about the subject, its last line, who writes next
-    r"(?:an|the|any|every|each)\s+answers?\s+(?:about|on|to|for)|"
-    r"(?:last|final|closing|opening|first)\s+(?:line|sentence|word|paragraph)\s+of\s+(?:the|any|every|each)\s+"
-    r"(?:answers?|accounts?|texts?|write-?ups?))\b"
+    r"(?:about|of|on))\b"
     r"|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
@@ -229,7 +235,8 @@ _OBLIGE = _Cue(
     r"(?:we|i)(?:'d|\s+would)\s+(?:be\s+grateful|appreciate|like|love)|(?:grateful|appreciated)\s+if|"
     r"will\s+want\s+(?:that|this|the|to)|worth\s+(?:giving|citing|quoting|mentioning|using|including|repeating)|"
     r"(?:careful|good|faithful|responsible|reliable|honest|well-informed|well-formed|well-made|proper)\s+"
-    r"(?:digests?|summar\w+|write-?ups?|briefings?|answers?|reports?|accounts?)\s+(?:relies|rely|uses?|cites?|mentions?|leaves?|omits?|includes?|keeps?|sticks?|"
+    r"(?:digests?|summar\w+|write-?ups?|briefings?|answers?|reports?|accounts?)\s+"
+    r"(?:relies|rely|uses?|cites?|mentions?|leaves?|omits?|includes?|keeps?|sticks?|"
     r"quotes?|credits?|names?|opens?|starts?|begins?)|"
     r"(?:counted|considered|treated|regarded|graded|marked|accepted)\s+as\s+(?:complete|correct|accurate|valid)|"
     r"(?:is|are)\s+rendered\s+as|preferred[-_ ](?:citation|link|source|reference|attribution|wording|name)|"
@@ -358,8 +365,7 @@ def speaks_of_derived_text(text: str) -> str | None:
     injection, not enough to flag it. Such a sentence is kept as evidence but is never a
     claim's (`runtime.claims.select_cards`): it states something about write-ups, not about
     the subject, and it is where an instruction that slipped past the rules hides."""
-    norm = _normalise(text)
-    return _DOWNSTREAM(norm, _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text))))
+    return _DOWNSTREAM(_normalise(text), _cased(text))
 
 
 def detect_injection(text: str) -> InjectionFinding | None:
@@ -368,7 +374,7 @@ def detect_injection(text: str) -> InjectionFinding | None:
     strong = _found(_STRONG, norm)
     if strong:
         return InjectionFinding(cues=strong, reason=f"instruction cue {strong[0]!r}")
-    cased = _CJK_GAP.sub("", unicodedata.normalize("NFKC", strip_invisible(text)))
+    cased = _cased(text)
     found = _structural(norm, cased)
     if found is not None:
         return found
