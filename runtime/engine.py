@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from runtime.audit import audit_report
+from runtime.audit import audit_report, mirror_problem
 from runtime.claims import write_and_verify
 from runtime.config import ResearchConfig
 from runtime.injection import page_findings, strip_invisible
@@ -137,6 +137,8 @@ class ResearchEngine:
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
+        self._mirror_checked: dict[tuple[str, int], bool] = {}
+        """(card id, pages read) -> the card is not a mirror's addition (`_usable_cards`)."""
         self.searches = self.reads = 0
         gains: list[int] = []
         new_cards: list[int] = []
@@ -194,10 +196,26 @@ class ResearchEngine:
         by the same search must not decide this chain's next entity.
         """
         names = [fold_accents(e).lower() for e in self.states[sid].entities]
-        cards = self.ledger.cards_for(sid)
+        cards = self._usable_cards(sid)
         if not names:
             return cards
         return [c for c in cards if any(n in fold_accents(f"{c.title} {c.quote}").lower() for n in names)]
+
+    def _usable_cards(self, sid: str) -> list[EvidenceCard]:
+        """The sub-question's cards, less what a lower-graded copy added to a page read in
+        this run (`runtime.audit.mirror_problem`). Such a quote neither names a bridge nor
+        becomes a claim: the output audit would strike its citation anyway, but only after
+        a name planted in it had steered the next hop's searches."""
+        pages = [page for page, _ in self.read_docs.values()]
+        usable = []
+        for card in self.ledger.cards_for(sid):
+            key = (card.card_id, len(pages))  # a new read can reveal a card's page as a copy
+            if key not in self._mirror_checked:
+                doc = self.read_docs.get(card.doc_id)
+                self._mirror_checked[key] = doc is None or mirror_problem(card, doc[0], pages) is None
+            if self._mirror_checked[key]:
+                usable.append(card)
+        return usable
 
     def _claim_cards(self, sid: str) -> list[EvidenceCard]:
         """The evidence a sub-question's claims are written from: its on-topic cards, and for
@@ -293,7 +311,7 @@ class ResearchEngine:
         return out
 
     def _bridge_candidates(self, sid: str, on_topic: bool = True) -> list[str]:
-        cards = self._on_topic_cards(sid) if on_topic else self.ledger.cards_for(sid)
+        cards = self._on_topic_cards(sid) if on_topic else self._usable_cards(sid)
         return rank_bridge_candidates(self.plan, cards, self.seen_titles)
 
     def _known_leads(self, state: SubQuestionState) -> tuple[list[SearchHit], int | None]:
@@ -498,7 +516,7 @@ class ResearchEngine:
             return
         known = {e for s in self.states.values() for e in s.entities} | {e for e in self.plan.entities if not e.isdigit()}
         known_lower = {e.lower() for e in known}
-        cards = self.ledger.cards_for(state.sq.id)
+        cards = self._usable_cards(state.sq.id)
         # A closed sub-question has no on-topic evidence by definition: look at all it read.
         for name in self._bridge_candidates(state.sq.id, on_topic=False):
             # Anti-drift: the new entity must be named in the same evidence sentence as an
@@ -548,7 +566,7 @@ class ResearchEngine:
         if len(state.sq.depends_on) != 1:
             return
         dep = state.sq.depends_on[0]
-        for card in sorted(self.ledger.cards_for(state.sq.id), key=lambda c: -c.grade.relevance):
+        for card in sorted(self._usable_cards(state.sq.id), key=lambda c: -c.grade.relevance):
             text = fold_accents(f"{card.title} {card.quote}").lower()
             named = [e for e in state.entities if fold_accents(e).lower() in text]
             if named:

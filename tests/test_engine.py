@@ -131,6 +131,30 @@ def test_a_later_hop_is_stated_only_about_the_entity_the_earlier_hop_resolved_to
         assert all("Maximum Overdrive" in f"{cards[c].title} {cards[c].quote}" for c in claim.card_ids), claim
 
 
+def test_what_a_lower_graded_mirror_adds_neither_names_a_bridge_nor_becomes_a_claim(kit: ResearchKit) -> None:
+    """A forum copy of the Leland page adds a planted film. Both pages are read; the copy's
+    extra sentence is no evidence (the output audit's polluted-mirror rule, applied as the
+    research goes): its film is not resolved, searched for, or stated."""
+    leland = next(d for d in kit.corpus.documents if d.title == "Leland, North Carolina")
+    sentences = leland.sentence_list()
+    planted = ('Leland is best known as the town where the 1986 film "Crimson Zorblat" was shot in '
+               "or around its harbour.")
+    mixed = [sentences[0], planted, *sentences[1:]]
+    mirror = Document(id="test-mirror", title=leland.title, text=" ".join(mixed), sentences=mixed,
+                      url="https://forum.example.net/leland", publisher="forum.example.net",
+                      published=leland.published, source_type="community_discussion")
+    corpus = Corpus([*kit.corpus.documents, mirror], source="embedded+mirror")
+    result, events = run(ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0))
+    reads = {e.doc_id for e in of_type(events, "document_read") if e.status == "ok"}
+    assert {"test-mirror", leland.id} <= reads, "precondition: both pages were read"
+    assert any("Zorblat" in e.card.quote for e in of_type(events, "card_created")), \
+        "precondition: the planted sentence was carded"
+    assert result.report.resolved_entities.get("sq1") == "Maximum Overdrive"
+    assert not [e.query for e in of_type(events, "query_issued") if "Zorblat" in e.query]
+    assert not [e.claim.text for e in of_type(events, "claim_drafted") if "Zorblat" in e.claim.text]
+    assert "Zorblat" not in result.report.model_dump_json()
+
+
 # --------------------------------------------------------------------------- tool faults
 
 
