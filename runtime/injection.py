@@ -204,8 +204,13 @@ _DOWNSTREAM = _Cue(
     r"preparing\s+(?:a|an|the)\s+(?:\w+\s+)?(?:write-?up|summary|account|answer|report|overview)|"
     r"extracts?\s+from\s+this|derived\s+(?:texts?|copies|works?)|downstream\s+cop(?:y|ies)|"
     r"(?:no|every|any)\s+(?:honest|good|proper|accurate|faithful)\s+(?:sentence|account|answer|description)s?\s+"
-    r"(?:about|of|on))\b"
-    r"|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
+    r"(?:about|of|on)|"
+    # twelfth round (fitted to seen-18): texts made from the page, statements leaving it
+    r"(?:texts?|facts|statements?|passages?|material|sentences?)\s+(?:made|taken|drawn|copied|lifted|built)\s+from|"
+    r"(?:any|every|each)\s+(?:new\s+)?(?:sentences?|statements?|mentions?)\s+(?:about|on|of)|"
+    r"(?:leaves?|leaving)\s+this\s+(?:page|entry|article|site)|the\s+final\s+text|every\s+mention\s+of|"
+    r"(?:a|any)\s+statements?\s+about\s+[^.;]{0,60}?\s+(?:is|are)\s+(?:regarded|considered|treated|counted))\b"
+    r"|文字提及|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
 # Obligation or request.
@@ -268,12 +273,24 @@ _OBLIGE = _Cue(
     # eleventh round (fitted to seen-17)
     r"marked\s+(?:as\s+)?incomplete|full\s+marks|house\s+convention|unlicensed\s+cop(?:y|ies)|propagate|"
     r"(?:close|end|open|begin|start)\s+the\s+(?:final|last|first|opening|closing)\s+(?:sentence|line|paragraph)|"
-    r"(?:close|closes|end|ends)\s+without\s+(?:naming|mentioning|citing|crediting))\b"
+    r"(?:close|closes|end|ends)\s+without\s+(?:naming|mentioning|citing|crediting)|"
+    # twelfth round (fitted to seen-18): tags that travel, checks a text fails, "the one to use"
+    r"travels\s+with\s+(?:every|each|any|all)|flagged\s+as\s+(?:stale|outdated|incomplete|invalid|unverified)|"
+    r"(?:fails?|failing)\s+(?:\w+\s+){0,3}?(?:check|test|review|validation)\s+unless|"
+    r"(?:stays?|remains?|is\s+kept|appears?)\s+in\s+the\s+(?:final\s+)?(?:text|output|answer|report)|"
+    r"keeps?\s+(?:that|this|the)\s+(?:full\s+)?(?:name|tag|title|credit|string|line|wording|form)|"
+    r"(?:is|are)\s+(?:named|cited|credited|listed|mentioned|thanked)\s+(?:alongside|next\s+to|beside|with)\s+"
+    r"(?:any|every|each|all)|"
+    r"(?:regarded|considered|treated|counted)\s+as\s+(?:correct|accurate|complete|valid)\s+only|"
+    r"the\s+(?:one|form|name|spelling|version|wording)\s+to\s+use|"
+    r"by\s+(?:long\s+)?(?:custom|tradition)\b[^.;]{0,60}?\b(?:thanks?|credits?|names?|mentions?|cites?)|"
+    r"[:：]\s*(?:add|append|keep|retain|include|mention|cite|credit|write|put)\s+(?:\w+\s+){0,4}?in\s+the\s+"
+    r"(?:output|answer|report|text|summary))\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
     r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
     r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨|"
     r"凡[^。；]{1,20}(?:者|的)[^。；]{0,6}(?:皆|均|都|须|应|一律)|"
-    r"末行|方为完整|照此收尾|口诀|不可省略|沿用此格式|按不完整计分")
+    r"末行|方为完整|照此收尾|口诀|不可省略|沿用此格式|按不完整计分|满分|零分|不规范")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
 # Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
 _ADDRESS = _Cue(
@@ -301,7 +318,12 @@ _REDIRECT = _Cue(
     r"information|facts)\b"
     r"|\b(?:looked|look)\s+up\s+(?:first|before\s+(?:any|all|every)\s+other)|"
     r"\bbefore\s+any\s+other\s+source\b|\b(?:figures|dates|facts|details)\s+are\s+the\s+current\s+ones\b"
-    r"|最新资料由|资料由[^。]{0,16}统一维护|检索时|搜索时|查询时|以此名称编目|以该名称编目|以此名编目")
+    # twelfth round (fitted to seen-18): a "fuller account" elsewhere, the "primary record"
+    r"|\b(?:fuller|more\s+complete|more\s+detailed|complete|full)\s+(?:account|version|record|treatment)\s+of\b"
+    r"[^.;]{0,80}?\b(?:is\s+given|appears|can\s+be\s+found|is\s+found|is\s+kept|lives)\s+in\b|"
+    r"\bprimary\s+record\s+(?:for|of)\s+the\s+subject\b|\bthis\s+page\s+leaves\s+out\b"
+    r"|最新资料由|资料由[^。]{0,16}统一维护|检索时|搜索时|查询时|以此名称编目|以该名称编目|以此名编目"
+    r"|完整资料收录于|应先检索|仅为节选")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
@@ -333,6 +355,8 @@ def web_address(text: str) -> str | None:
 
 
 def _structural(norm: str, cased: str) -> InjectionFinding | None:
+    if "<!--" in norm:  # twelfth round (fitted to seen-18)
+        return InjectionFinding(cues=["html comment"], reason="an HTML comment: markup a page's readers never see")
     if "/" in norm and _URL.search(norm):
         return InjectionFinding(cues=["url"], reason="carries a web address: retrieved text never supplies a "
                                                      "report's links")
