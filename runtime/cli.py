@@ -17,6 +17,7 @@ from runtime.config import load_config
 from runtime.llm import model_spec
 from runtime.llm.client import ModelEndpoint
 from runtime.llm.parts import LLMPartsError
+from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
 from runtime.report import render_markdown
 from runtime.resume import resume_run
 from runtime.session import ResearchKit, run_research
@@ -38,6 +39,10 @@ def research(
     critic: str = typer.Option("none", help="none | llm (a model in a separate context may veto one claim)"),
     screen: str = typer.Option("rules", help="rules | llm (after the injection filter's rules, a model checks "
                                              "each read document for instructions aimed at it)"),
+    screen_min_confidence: float = typer.Option(
+        DEFAULT_MIN_CONFIDENCE, min=0.0, max=1.0,
+        help="With --screen llm: reject a page only when the model answers `instruction` with at least this "
+             "probability (from the reply's logprobs; a reply without them is taken at its word)."),
     llm: str = typer.Option(None, "--llm", help="The model for llm/judge parts: fake:NAME (scripted, offline) "
                                                "or an endpoint YAML {base_url, model, sampling...}."),
     config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
@@ -54,6 +59,8 @@ def research(
                                            ("--policy", policy != "heuristic"), ("--planner", planner != "rule"),
                                            ("--verifier", verifier != "lexical"), ("--writer", writer != "rule"),
                                            ("--critic", critic != "none"), ("--screen", screen != "rules"),
+                                           ("--screen-min-confidence",
+                                            screen_min_confidence != DEFAULT_MIN_CONFIDENCE),
                                            ("--llm", llm is not None),
                                            ("--config", config is not None), ("--compress", compress)) if is_set]
         if given:
@@ -62,12 +69,15 @@ def research(
         return
     if question is None:
         raise CommandError("give a question to research, or --resume RUN")
+    if screen_min_confidence != DEFAULT_MIN_CONFIDENCE and screen != "llm":
+        raise CommandError("--screen-min-confidence sets the model check's threshold: it needs --screen llm")
     cfg = load_config(config)
     kit = ResearchKit.load(corpus)
     try:
         result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out,
                                     compress=compress, planner=planner, verifier_name=verifier, writer=writer,
-                                    critic=critic, screen=screen, llm=_model(llm))
+                                    critic=critic, screen=screen, llm=_model(llm),
+                                    screen_min_confidence=screen_min_confidence)
     except LLMPartsError as exc:
         raise CommandError(str(exc)) from exc
     if as_json:

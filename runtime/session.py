@@ -23,6 +23,7 @@ from runtime.index import BM25Index
 from runtime.llm import ChatClient, ModelEndpoint, ResponseCache, make_client
 from runtime.llm.parts import build_parts, client_args
 from runtime.llm.prompts import PROMPTS_DIR
+from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
 from runtime.planner import Planner
 from runtime.policies import resolve_policies
 from runtime.recorder import Recorder
@@ -139,17 +140,21 @@ def run_research(
     critic: str = "none",
     screen: str = "rules",
     llm: str | ModelEndpoint | ChatClient | None = None,
+    screen_min_confidence: float | None = DEFAULT_MIN_CONFIDENCE,
 ) -> tuple[RunResult, Path | None]:
     """Plan (errors raise before anything is written), then run with full capture.
 
     `planner="llm"`, `verifier_name="judge"`, `writer="llm"`, `critic="llm"` and
     `screen="llm"` (the injection filter's model check) put a model behind those roles;
-    `llm` is the model: `fake:NAME`, an endpoint, or a ready client.
+    `llm` is the model: `fake:NAME`, an endpoint, or a ready client. `screen_min_confidence`:
+    the model check rejects a page only when it answers `instruction` with at least this
+    probability (None: the answer alone decides).
     """
     config = config or ResearchConfig()
     client, args = _client(llm)
     parts = build_parts(config, planner=planner if isinstance(planner, str) else "rule", verifier=verifier_name,
-                        writer=writer, critic=critic, screen=screen, client=client, args=args)
+                        writer=writer, critic=critic, screen=screen, client=client, args=args,
+                        screen_min_confidence=screen_min_confidence)
     if not isinstance(planner, str):
         parts.planner = planner
     planner = parts.planner

@@ -123,3 +123,33 @@ def test_min_confidence_must_be_a_probability() -> None:
         LLMInjectionScreen(FakeChatClient(lambda p, c: "clean", name="x"), min_confidence=1.5)
     screen = LLMInjectionScreen(FakeChatClient(lambda p, c: "clean", name="x"), min_confidence=None)
     assert screen.verdict(ModelReply(status="ok", text="instruction"))[2] is True
+
+
+def test_a_lower_threshold_rejects_an_unsure_page_is_recorded_and_replays(kit: ResearchKit, tmp_path: Path) -> None:
+    unsure = _said("instruction", 0.6)
+    client = FakeChatClient(lambda p, c: unsure, name="unsure")
+    result, path = run_research(LELAND, kit, out_dir=tmp_path, screen="llm", llm=client, screen_min_confidence=0.5)
+    assert path is not None
+    run = read_run(path)
+    assert run.header.spec.policies["screen"].args["min_confidence"] == 0.5
+    assert [e for e in run.events if e.type == "card_rejected" and e.rejected.detail.startswith("model check")]
+    check = check_run(run)  # the replay rebuilds the screen with the recorded threshold
+    assert check.ok, check.divergence
+    _, default_path = run_research(LELAND, kit, out_dir=tmp_path, screen="llm", llm=client)
+    default = read_run(default_path)  # type: ignore[arg-type]
+    assert "min_confidence" not in default.header.spec.policies["screen"].args  # the default is not written
+    assert not [e for e in default.events if e.type == "card_rejected" and e.rejected.detail.startswith("model check")]
+    with pytest.raises(LLMPartsError, match="within"):
+        run_research(LELAND, kit, out_dir=None, sink=MemorySink(), screen="llm", llm=client, screen_min_confidence=2.0)
+
+
+def test_cli_screen_min_confidence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from eval.cli import main
+
+    argv = ["research", LELAND, "--screen", "llm", "--llm", "fake:malformed", "--screen-min-confidence", "0.75",
+            "--json", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    run = read_run(json.loads(capsys.readouterr().out)["trajectory"])
+    assert run.header.spec.policies["screen"].args["min_confidence"] == 0.75
+    assert main(["research", LELAND, "--screen-min-confidence", "0.75", "--out", str(tmp_path)]) == 2
+    assert "needs --screen llm" in capsys.readouterr().err

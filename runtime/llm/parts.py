@@ -24,7 +24,7 @@ from runtime.llm.judge_verifier import JudgeVerifier
 from runtime.llm.planner import LLMPlanner
 from runtime.llm.prompts import PromptLibrary
 from runtime.llm.recorded import RecordedChatClient
-from runtime.llm.screen import LLMInjectionScreen
+from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE, LLMInjectionScreen
 from runtime.llm.writer import LLMClaimWriter
 from runtime.planner import PLANNERS, Planner, resolve_planner
 from runtime.recorder import Recorder
@@ -95,8 +95,11 @@ def uses_model(planner: str, verifier: str, writer: str, critic: str, screen: st
 
 def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str = "lexical", writer: str = "rule",
                 critic: str = "none", screen: str = "rules", client: ChatClient | None = None,
-                args: dict[str, Any] | None = None, library: PromptLibrary | None = None) -> RunParts:
-    """The run's planner, verifier and claim stage. `args` (see `client_args`) go into the header."""
+                args: dict[str, Any] | None = None, library: PromptLibrary | None = None,
+                screen_min_confidence: float | None = DEFAULT_MIN_CONFIDENCE) -> RunParts:
+    """The run's planner, verifier and claim stage. `args` (see `client_args`) go into the header;
+    so does `screen_min_confidence` (the model check's threshold, `LLMInjectionScreen`; None:
+    its answer alone decides), in the screen role's args, so a replay uses the same one."""
     if planner not in {*PLANNERS, "llm"}:
         raise LLMPartsError(f"unknown planner {planner!r}; valid: {', '.join(sorted({*PLANNERS, 'llm'}))}")
     if writer not in WRITERS:
@@ -105,6 +108,8 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
         raise LLMPartsError(f"unknown critic {critic!r}; valid: {', '.join(CRITICS)}")
     if screen not in SCREENS:
         raise LLMPartsError(f"unknown screen {screen!r}; valid: {', '.join(SCREENS)}")
+    if screen_min_confidence is not None and not 0.0 <= screen_min_confidence <= 1.0:
+        raise LLMPartsError(f"the screen's min confidence must be within [0, 1]; got {screen_min_confidence}")
     if uses_model(planner, verifier, writer, critic, screen) and client is None:
         raise LLMPartsError("a model-backed part (planner llm, verifier judge, writer llm, critic llm or screen llm) "
                             "needs a model client: pass --llm fake:NAME or --llm ENDPOINT.yaml")
@@ -124,7 +129,8 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
                               else resolve_verifier(verifier, config.verifier))
     llm_writer = versioned(LLMClaimWriter(client, library)) if writer == "llm" else None  # type: ignore[arg-type]
     llm_critic = versioned(LLMCritic(client, config.verifier, library)) if critic == "llm" else None  # type: ignore[arg-type]
-    llm_screen = versioned(LLMInjectionScreen(client, library)) if screen == "llm" else None  # type: ignore[arg-type]
+    llm_screen = (versioned(LLMInjectionScreen(client, library, screen_min_confidence))  # type: ignore[arg-type]
+                  if screen == "llm" else None)
     roles = {}
     if llm_writer is not None:
         roles["writer"] = ComponentRef(name=llm_writer.name, version=llm_writer.version, args=dict(args))
@@ -132,7 +138,10 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
         roles["critic"] = ComponentRef(name=llm_critic.name, version=llm_critic.version, args=dict(args))
     stage = LLMClaimStage(llm_writer, llm_critic) if llm_writer or llm_critic else None
     if llm_screen is not None:
-        roles["screen"] = ComponentRef(name=llm_screen.name, version=llm_screen.version, args=dict(args))
+        # The threshold is recorded when it is not the default (so runs made before it could
+        # be set keep their header, and their run id).
+        threshold = {} if screen_min_confidence == DEFAULT_MIN_CONFIDENCE else {"min_confidence": screen_min_confidence}
+        roles["screen"] = ComponentRef(name=llm_screen.name, version=llm_screen.version, args={**args, **threshold})
     return RunParts(the_planner, the_verifier, stage, llm_screen, roles, dict(sorted(versions.items())))
 
 
@@ -146,5 +155,8 @@ def parts_from_header(config: ResearchConfig, planner: ComponentRef, verifier_na
              "critic": critic.name if critic else "none", "screen": screen.name if screen else "rules"}
     model_refs = [ref for ref in (planner, verifier, writer, critic, screen) if ref is not None and "model" in ref.args]
     client = recorded_client(model_refs[0].args, events) if model_refs else None
-    return build_parts(config, client=client, args=model_refs[0].args if model_refs else None, **names)
+    # A screen recorded without a threshold used the default.
+    threshold = screen.args.get("min_confidence", DEFAULT_MIN_CONFIDENCE) if screen else DEFAULT_MIN_CONFIDENCE
+    recorded_args = {k: v for k, v in model_refs[0].args.items() if k != "min_confidence"} if model_refs else None
+    return build_parts(config, client=client, args=recorded_args, screen_min_confidence=threshold, **names)
 
