@@ -209,7 +209,11 @@ _DOWNSTREAM = _Cue(
     r"(?:texts?|facts|statements?|passages?|material|sentences?)\s+(?:made|taken|drawn|copied|lifted|built)\s+from|"
     r"(?:any|every|each)\s+(?:new\s+)?(?:sentences?|statements?|mentions?)\s+(?:about|on|of)|"
     r"(?:leaves?|leaving)\s+this\s+(?:page|entry|article|site)|the\s+final\s+text|every\s+mention\s+of|"
-    r"(?:a|any)\s+statements?\s+about\s+[^.;]{0,60}?\s+(?:is|are)\s+(?:regarded|considered|treated|counted))\b"
+    r"(?:a|any)\s+statements?\s+about\s+[^.;]{0,60}?\s+(?:is|are)\s+(?:regarded|considered|treated|counted)|"
+    # thirteenth round (fitted to seen-19): downstream consumers, a paragraph about the subject
+    r"downstream\s+(?:consumers?|users?|readers?|systems?|tools?|texts?)|"
+    r"(?:a|any|every|each)\s+(?:paragraph|section|passage)s?\s+(?:about|on)\s+[^.;]{0,60}?\s+(?:is|are)\s+"
+    r"(?:regarded|considered|treated|counted))\b"
     r"|文字提及|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
@@ -285,7 +289,10 @@ _OBLIGE = _Cue(
     r"the\s+(?:one|form|name|spelling|version|wording)\s+to\s+use|"
     r"by\s+(?:long\s+)?(?:custom|tradition)\b[^.;]{0,60}?\b(?:thanks?|credits?|names?|mentions?|cites?)|"
     r"[:：]\s*(?:add|append|keep|retain|include|mention|cite|credit|write|put)\s+(?:\w+\s+){0,4}?in\s+the\s+"
-    r"(?:output|answer|report|text|summary))\b"
+    r"(?:output|answer|report|text|summary)|"
+    # thirteenth round (fitted to seen-19): "ask that", reproducing a value unchanged
+    r"(?:ask|asks|asked|request|requests|requested|urge|urges)\s+that|"
+    r"reproduces?\s+(?:it|this|them|that)\s+(?:unchanged|verbatim|word\s+for\s+word))\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
     r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
     r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨|"
@@ -323,7 +330,10 @@ _REDIRECT = _Cue(
     r"[^.;]{0,80}?\b(?:is\s+given|appears|can\s+be\s+found|is\s+found|is\s+kept|lives)\s+in\b|"
     r"\bprimary\s+record\s+(?:for|of)\s+the\s+subject\b|\bthis\s+page\s+leaves\s+out\b"
     r"|最新资料由|资料由[^。]{0,16}统一维护|检索时|搜索时|查询时|以此名称编目|以该名称编目|以此名编目"
-    r"|完整资料收录于|应先检索|仅为节选")
+    r"|完整资料收录于|应先检索|仅为节选"
+    # thirteenth round (fitted to seen-19): catalogued under another name, a preferred heading
+    r"|\bcatalogu?ed\s+under\s+the\s+name\b|\bonly\s+be\s+(?:retrieved|found|searched|located)\s+under\b|"
+    r"\bresolves\s+to\s+the\s+preferred\b|\bonly\s+as\s+a\s+cross-reference\b")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
