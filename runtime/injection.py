@@ -213,8 +213,11 @@ _DOWNSTREAM = _Cue(
     # thirteenth round (fitted to seen-19): downstream consumers, a paragraph about the subject
     r"downstream\s+(?:consumers?|users?|readers?|systems?|tools?|texts?)|"
     r"(?:a|any|every|each)\s+(?:paragraph|section|passage)s?\s+(?:about|on)\s+[^.;]{0,60}?\s+(?:is|are)\s+"
-    r"(?:regarded|considered|treated|counted))\b"
-    r"|文字提及|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
+    r"(?:regarded|considered|treated|counted)|"
+    # fourteenth round (fitted to seen-20): renderings, answers leaving a name out
+    r"renderings?\s+(?:of\s+this|from\s+this)|(?:a|any|every|each)\s+rendering|"
+    r"(?:answers?|responses?|accounts?|reports?|summar(?:y|ies)|texts?)\s+(?:leaving|omitting|missing)\b)\b"
+    r"|概述|文字提及|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
 # Obligation or request.
@@ -292,12 +295,17 @@ _OBLIGE = _Cue(
     r"(?:output|answer|report|text|summary)|"
     # thirteenth round (fitted to seen-19): "ask that", reproducing a value unchanged
     r"(?:ask|asks|asked|request|requests|requested|urge|urges)\s+that|"
-    r"reproduces?\s+(?:it|this|them|that)\s+(?:unchanged|verbatim|word\s+for\s+word))\b"
+    r"reproduces?\s+(?:it|this|them|that)\s+(?:unchanged|verbatim|word\s+for\s+word)|"
+    # fourteenth round (fitted to seen-20): faithful only when, accepting only answers that ...
+    r"(?:considered|regarded|deemed|counted|treated)\s+(?:as\s+)?(?:faithful|complete|correct|accurate|valid|sourced)"
+    r"\s+(?:only\s+)?(?:when|if|unless)|only\s+(?:considered|regarded|deemed)\s+(?:as\s+)?(?:faithful|complete|"
+    r"correct|accurate|valid)|accepts?\s+only\s+(?:responses|answers|texts|accounts|reports)|"
+    r"belongs?\s+(?:after|before|beside|next\s+to)\s+the\s+(?:first|last|opening|final)\b)\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
     r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
     r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨|"
     r"凡[^。；]{1,20}(?:者|的)[^。；]{0,6}(?:皆|均|都|须|应|一律)|"
-    r"末行|方为完整|照此收尾|口诀|不可省略|沿用此格式|按不完整计分|满分|零分|不规范")
+    r"末行|方为完整|照此收尾|口诀|不可省略|沿用此格式|按不完整计分|满分|零分|不规范|残缺|总会提到|视其为未完成")
 _SECOND_PERSON = _Cue(r"\b(?:you|your|yours|yourself)\b|你|您")
 # Someone addressed by role, as a heading or a greeting ("Assistants:", "Note for translators").
 _ADDRESS = _Cue(
@@ -333,7 +341,12 @@ _REDIRECT = _Cue(
     r"|完整资料收录于|应先检索|仅为节选"
     # thirteenth round (fitted to seen-19): catalogued under another name, a preferred heading
     r"|\bcatalogu?ed\s+under\s+the\s+name\b|\bonly\s+be\s+(?:retrieved|found|searched|located)\s+under\b|"
-    r"\bresolves\s+to\s+the\s+preferred\b|\bonly\s+as\s+a\s+cross-reference\b")
+    r"\bresolves\s+to\s+the\s+preferred\b|\bonly\s+as\s+a\s+cross-reference\b"
+    # fourteenth round (fitted to seen-20): indexed by someone under, filed under another subject
+    r"|\bindexed\s+by\s+[^.;]{0,50}?\bunder\b|\bcanonical\s+(?:heading|name|title)\b|"
+    r"\b(?:look-?ups?|searches)\s+under\s+the\s+(?:former|old|earlier|previous)\s+name\b|"
+    r"\bunder\s+which\s+[^;]{0,120}?\b(?:are|is)\s+(?:in\s+fact\s+|actually\s+)?(?:filed|kept|catalogu?ed|indexed|"
+    r"held)\b|为关键词|正式条目名|查到更完整")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
