@@ -15,6 +15,7 @@ import unicodedata
 
 from pydantic import BaseModel, ConfigDict
 
+from runtime.injection_model import shipped_model
 from runtime.scripts import script_islands
 
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
@@ -438,12 +439,18 @@ def detect_injection(text: str) -> InjectionFinding | None:
 
 def page_findings(sentences: list[str]) -> dict[int, str]:
     """Index -> why, for each sentence of one page (invisible characters already stripped)
-    that is kept out of evidence: flagged by the rules, or a script island in its page."""
+    that is kept out of evidence: flagged by the rules, a script island in its page, or
+    scored at or above its threshold by the learned filter (`runtime.injection_model`)."""
     islands = script_islands(sentences)
+    model = shipped_model()
     found: dict[int, str] = {}
     for i, sentence in enumerate(sentences):
         finding = detect_injection(sentence)
         why = finding.reason if finding is not None else islands.get(i)
+        if why is None:
+            score = model.flags(sentence)
+            if score is not None:
+                why = f"learned filter: score {score:.2f} (threshold {model.threshold:.2f})"
         if why is not None:
             found[i] = why
     return found
