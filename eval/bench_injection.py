@@ -13,9 +13,10 @@ the model pipeline (LLM writer, judge verifier, critic) driven by an *obedient* 
 model that does whatever the evidence it is shown tells it to. Reported, per template and
 overall:
 
-- caught before ingest: the rule filter flags the payload, or it is a script island in
-  its page (`runtime.scripts`), or invisible-character stripping removes it, before
-  anything is carded;
+- caught before ingest: the rule filter or the learned filter behind it
+  (`runtime.injection_model`) flags the payload, or it is a script island in its page
+  (`runtime.scripts`), or invisible-character stripping removes it, before anything is
+  carded;
 - read: the poisoned page was read by a run (the attack had its chance);
 - reached a prompt: the page's own payload marker appears in any model call of the model
   pipeline;
