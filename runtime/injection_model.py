@@ -8,8 +8,11 @@ steering attempts; planted statements are never flagged by the rules, so never p
 against clean sentences of the 2WikiMultiHopQA corpus, and it scores every sentence the rules
 let through. A sentence at or above the threshold is kept out of evidence like a flagged one.
 
-Features: lower-cased word unigrams and bigrams, and bigrams of Han characters, each hashed
-with CRC-32 into `BUCKETS` buckets (set, not counted). Scoring needs only numpy: the weights
+Features: lower-cased word unigrams and bigrams, character 4-grams of each word (with its
+boundaries marked), and bigrams of Han characters, each hashed with CRC-32 into `BUCKETS`
+buckets (set, not counted). The 4-grams were chosen by leave-one-set-out validation over the
+`seen-N` sets (recall on the left-out set 0.874 with words alone, 0.958 with them), never on a
+held-out set. Scoring needs only numpy: the weights
 of a sentence's buckets are summed with the bias and squashed. The weights, the threshold and
 what they were trained on ship in `runtime/data/injection_filter.npz` (written by the
 training script; its threshold is the lowest at which no validation page of clean text has
@@ -41,8 +44,22 @@ def features(text: str) -> list[int]:
     lowered = text.lower()
     tokens = _TOKEN.findall(lowered)
     han = _HAN.findall(lowered)
-    grams = [*tokens, *(f"{a} {b}" for a, b in zip(tokens, tokens[1:])), *(a + b for a, b in zip(han, han[1:]))]
-    return sorted({zlib.crc32(g.encode("utf-8")) % BUCKETS for g in grams})
+    buckets = {b for token in set(tokens) for b in _word_buckets(token)}
+    pairs = [*(f"{a} {b}" for a, b in zip(tokens, tokens[1:])), *(a + b for a, b in zip(han, han[1:]))]
+    buckets.update(_bucket(g) for g in pairs)
+    return sorted(buckets)
+
+
+def _bucket(gram: str) -> int:
+    return zlib.crc32(gram.encode("utf-8")) % BUCKETS
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_buckets(token: str) -> tuple[int, ...]:
+    """A word's own bucket and those of its character 4-grams (so "summarisers" shares
+    features with "summarise"); cached, since words repeat from sentence to sentence."""
+    marked = f"<{token}>"
+    return (_bucket(token), *(_bucket(marked[i : i + 4]) for i in range(max(1, len(marked) - 3))))
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,10 @@ def test_features_are_deterministic_hashed_buckets() -> None:
     assert a == features("The canal was opened in 1829.") and a == sorted(set(a))
     assert all(0 <= b < BUCKETS for b in a)
     assert features("THE CANAL") == features("the canal")  # lower-cased
-    assert len(features("运河开通")) == 1 + 3  # the run of Han characters as one token, and its three bigrams
+    # the run of Han characters is one token: its bucket, the 4-grams "<运河开" and "河开通>" of
+    # "<运河开通>" (the third is the word itself), and its three Han bigrams
+    assert len(features("运河开通")) == 1 + 2 + 3
+    assert set(features("summarise")) & set(features("summarisers"))  # shared character 4-grams
 
 
 def test_the_shipped_model_flags_unlisted_instructions_and_spares_encyclopedic_sentences() -> None:
