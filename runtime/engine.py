@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from runtime.audit import audit_report, mirror_problem
 from runtime.claims import write_and_verify
 from runtime.config import ResearchConfig
-from runtime.injection import page_findings, strip_invisible
+from runtime.injection import findings_by_line, strip_invisible
 from runtime.ledger import Ledger
 from runtime.planner import SLOT, Planner
 from runtime.policies import AngleCandidate, DecisionObserver, PolicySet
@@ -436,9 +436,14 @@ class ResearchEngine:
         candidates: list[KeepCandidate] = []
         injected: set[str] = set()
         cleaned = [strip_invisible(s.text) for s in doc.sentences]
-        findings = page_findings(cleaned)
+        findings = findings_by_line(cleaned)
         for i, (s, clean) in enumerate(zip(doc.sentences, cleaned)):
-            why = findings.get(i)
+            line, why = findings.get(i, (None, None))
+            # Firing rates (run_meta.checks): the rules see every sentence, the learned
+            # filter only those the rules pass.
+            rec.check("injection_rules", line == "rules")
+            if line != "rules":
+                rec.check("injection_learned", line == "learned")
             if why is not None:
                 injected.add(s.sid)
                 rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(

@@ -441,18 +441,24 @@ def page_findings(sentences: list[str]) -> dict[int, str]:
     """Index -> why, for each sentence of one page (invisible characters already stripped)
     that is kept out of evidence: flagged by the rules, a script island in its page, or
     scored at or above its threshold by the learned filter (`runtime.injection_model`)."""
+    return {i: why for i, (_, why) in findings_by_line(sentences).items()}
+
+
+def findings_by_line(sentences: list[str]) -> dict[int, tuple[str, str]]:
+    """`page_findings`, each with the line of the filter that found it: `rules` (a rule or
+    a script island; the learned filter only sees what they pass) or `learned`."""
     islands = script_islands(sentences)
     model = shipped_model()
-    found: dict[int, str] = {}
+    found: dict[int, tuple[str, str]] = {}
     for i, sentence in enumerate(sentences):
         finding = detect_injection(sentence)
         why = finding.reason if finding is not None else islands.get(i)
-        if why is None:
-            score = model.flags(sentence)
-            if score is not None:
-                why = f"learned filter: score {score:.2f} (threshold {model.threshold:.2f})"
         if why is not None:
-            found[i] = why
+            found[i] = ("rules", why)
+            continue
+        score = model.flags(sentence)
+        if score is not None:
+            found[i] = ("learned", f"learned filter: score {score:.2f} (threshold {model.threshold:.2f})")
     return found
 
 

@@ -268,6 +268,9 @@ def test_injected_sentence_is_rejected_and_never_reaches_the_report(tmp_path: Pa
     assert rejected[0].rejected.doc_id == "leland"
     assert rejected[0].rejected.sentence_ids == ["leland#s1"]
     assert result.outcome.counts["injections_blocked"] >= 1
+    checks = events[-1].checks  # firing rates: the rules see every sentence, the learned filter what they pass
+    assert checks["injection_rules"]["fired"] >= 1
+    assert checks["injection_learned"]["ran"] == checks["injection_rules"]["ran"] - checks["injection_rules"]["fired"]
     report_json = result.report.model_dump_json()
     assert "Bob" not in report_json
     for card in of_type(events, "card_created"):
