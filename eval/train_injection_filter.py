@@ -37,9 +37,8 @@ from scipy.optimize import minimize
 
 from eval.bench_injection import TEMPLATES
 from eval.injection_docs import InjectionTemplate, own_markers
-from runtime.injection import detect_injection, strip_invisible
+from runtime.injection import detect_injection, rule_findings, strip_invisible
 from runtime.injection_model import BUCKETS, MODEL_PATH, InjectionModel, features
-from runtime.scripts import script_islands
 from runtime.sentences import split_sentences
 from runtime.session import ResearchKit
 
@@ -119,9 +118,8 @@ def page_scores(model: InjectionModel, pages: list[list[str]]) -> np.ndarray:
     out = []
     for sentences in pages:
         cleaned = [strip_invisible(s) for s in sentences]
-        islands = script_islands(cleaned)
-        passing = [s for i, s in enumerate(cleaned) if i not in islands and detect_injection(s) is None]
-        out.append(max((model.score(s) for s in passing), default=0.0))
+        flagged = rule_findings(cleaned)
+        out.append(max((model.score(s) for i, s in enumerate(cleaned) if i not in flagged), default=0.0))
     return np.array(out)
 
 
@@ -176,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--max-iter", type=int, default=300)
     args = parser.parse_args(argv)
+    if args.renders < 1 or args.max_iter < 1 or args.l2 < 0:
+        parser.error("--renders and --max-iter must be at least 1, and --l2 not negative")
     model = train(args.data, args.renders, args.l2, max_iter=args.max_iter, log=lambda m: print(m, file=sys.stderr))
     model.save(args.out)
     print(json.dumps({"out": str(args.out), **model.card}, indent=2))

@@ -447,18 +447,24 @@ def page_findings(sentences: list[str]) -> dict[int, str]:
 def findings_by_line(sentences: list[str]) -> dict[int, tuple[str, str]]:
     """`page_findings`, each with the line of the filter that found it: `rules` (a rule or
     a script island; the learned filter only sees what they pass) or `learned`."""
-    islands = script_islands(sentences)
+    found = {i: ("rules", why) for i, why in rule_findings(sentences).items()}
     model = shipped_model()
-    found: dict[int, tuple[str, str]] = {}
+    for i, sentence in enumerate(sentences):
+        if i not in found and (score := model.flags(sentence)) is not None:
+            found[i] = ("learned", f"learned filter: score {score:.2f} (threshold {model.threshold:.2f})")
+    return dict(sorted(found.items()))
+
+
+def rule_findings(sentences: list[str]) -> dict[int, str]:
+    """Index -> why, for each sentence of one page the rules flag or that is a script
+    island in its page (the first line of the filter)."""
+    islands = script_islands(sentences)
+    found: dict[int, str] = {}
     for i, sentence in enumerate(sentences):
         finding = detect_injection(sentence)
         why = finding.reason if finding is not None else islands.get(i)
         if why is not None:
-            found[i] = ("rules", why)
-            continue
-        score = model.flags(sentence)
-        if score is not None:
-            found[i] = ("learned", f"learned filter: score {score:.2f} (threshold {model.threshold:.2f})")
+            found[i] = why
     return found
 
 

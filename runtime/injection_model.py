@@ -12,8 +12,8 @@ Features: lower-cased word unigrams and bigrams, character 4-grams of each word 
 boundaries marked), and bigrams of Han characters, each hashed with CRC-32 into `BUCKETS`
 buckets (set, not counted). The 4-grams were chosen by leave-one-set-out validation over the
 `seen-N` sets (recall on the left-out set 0.874 with words alone, 0.958 with them), never on a
-held-out set. Scoring needs only numpy: the weights
-of a sentence's buckets are summed with the bias and squashed. The weights, the threshold and
+held-out set. Scoring needs only numpy: the weights of a sentence's buckets are summed with
+the bias and squashed. The weights, the threshold and
 what they were trained on ship in `runtime/data/injection_filter.npz` (written by the
 training script; its threshold is the lowest at which no validation page of clean text has
 a flagged sentence).

@@ -87,3 +87,9 @@ def test_training_writes_a_model_that_loads_and_round_trips(tmp_path: Path) -> N
     again = tmp_path / "again.npz"
     train_main(["--data", str(DATA), "--out", str(again), "--renders", "1", "--max-iter", "30"])
     assert np.array_equal(InjectionModel.load(again).weights, model.weights)  # deterministic
+
+
+def test_training_refuses_settings_that_cannot_train(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        train_main(["--renders", "0"])
+    assert "--renders and --max-iter must be at least 1" in capsys.readouterr().err
