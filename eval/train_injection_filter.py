@@ -16,8 +16,10 @@ Model: L2-regularised logistic regression (`--l2`), positives weighted up to bal
 classes, fitted by L-BFGS (scipy). Threshold: the embedded corpus's pages are split in two by
 a hash of their id; the threshold is the lowest on a 0.01 grid from 0.5 at which no page of
 the validation half has a sentence at or above it (sentences the rules or the script-island
-check already flag excepted); the other half is reported as a check. Training is
-deterministic: same data, same weights.
+check already flag excepted); the other half is reported as a check. `suspect_at` (sentences
+at or above it stay in the ledger but are inert: no bridge, no source, no claim): the lowest
+value on a 0.01 grid from 0.2 up to the threshold that at most `SUSPECT_SHARE` of the
+validation half's sentences reach. Training is deterministic: same data, same weights.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ from runtime.sentences import split_sentences
 from runtime.session import ResearchKit
 
 _TLDS = (".org", ".com", ".net", ".info")
+SUSPECT_SHARE = 0.002
+"""At most one clean sentence in 500 may score `suspect_at` or more (and so be inert in the ledger)."""
 
 
 def training_groups() -> list[str]:
@@ -113,14 +117,19 @@ def fit(x: sparse.csr_matrix, y: np.ndarray, l2: float, max_iter: int = 300) -> 
     return result.x[:-1], float(result.x[-1])
 
 
-def page_scores(model: InjectionModel, pages: list[list[str]]) -> np.ndarray:
-    """Each page's highest score among the sentences the rules and script islands let through."""
+def sentence_scores(model: InjectionModel, pages: list[list[str]]) -> list[np.ndarray]:
+    """Per page, the scores of the sentences the rules and script islands let through."""
     out = []
     for sentences in pages:
         cleaned = [strip_invisible(s) for s in sentences]
         flagged = rule_findings(cleaned)
-        out.append(max((model.score(s) for i, s in enumerate(cleaned) if i not in flagged), default=0.0))
-    return np.array(out)
+        out.append(np.array([model.score(s) for i, s in enumerate(cleaned) if i not in flagged]))
+    return out
+
+
+def page_scores(model: InjectionModel, pages: list[list[str]]) -> np.ndarray:
+    """Each page's highest score among the sentences the rules and script islands let through."""
+    return np.array([scores.max(initial=0.0) for scores in sentence_scores(model, pages)])
 
 
 def pick_threshold(scores: np.ndarray) -> float:
@@ -129,6 +138,15 @@ def pick_threshold(scores: np.ndarray) -> float:
         if not (scores >= threshold).any():
             return float(threshold)
     return 0.99
+
+
+def pick_suspect_at(scores: np.ndarray, threshold: float) -> float:
+    """The lowest `suspect_at` on the grid 0.20, 0.21, ... up to `threshold` that at most
+    `SUSPECT_SHARE` of the clean sentences `scores` reach."""
+    for bar in np.round(np.arange(0.2, threshold, 0.01), 2):
+        if (scores >= bar).mean() <= SUSPECT_SHARE:
+            return float(bar)
+    return threshold
 
 
 def _digest(texts: list[str]) -> str:
@@ -150,9 +168,12 @@ def train(data: Path, renders: int = 8, l2: float = 1.0, seed: int = 0, max_iter
     halves: tuple[list[list[str]], list[list[str]]] = ([], [])
     for doc in kit_pages:
         halves[zlib.crc32(doc.id.encode()) % 2].append(doc.sentence_list())
-    probe = InjectionModel(weights.astype(np.float32), bias, 1.0, {})
-    validation, check = page_scores(probe, halves[0]), page_scores(probe, halves[1])
+    probe = InjectionModel(weights.astype(np.float32), bias, 1.0, 1.0, {})
+    by_page = sentence_scores(probe, halves[0])
+    validation, check = np.array([p.max(initial=0.0) for p in by_page]), page_scores(probe, halves[1])
     threshold = pick_threshold(validation)
+    sentences = np.concatenate(by_page)
+    suspect_at = pick_suspect_at(sentences, threshold)
     card = {
         "buckets": BUCKETS, "l2": l2, "renders": renders, "seed": seed, "max_iter": max_iter,
         "training_groups": training_groups(), "positives": len(pos), "positive_templates": n_templates,
@@ -160,10 +181,13 @@ def train(data: Path, renders: int = 8, l2: float = 1.0, seed: int = 0, max_iter
         "positives_digest": _digest(pos), "negatives_digest": _digest(clean),
         "threshold": threshold, "validation_pages": len(validation),
         "check_pages": len(check), "check_pages_flagged": int((check >= threshold).sum()),
+        "suspect_at": suspect_at, "validation_sentences": len(sentences),
+        "validation_sentences_suspected": int(((sentences >= suspect_at) & (sentences < threshold)).sum()),
     }
     log(f"threshold {threshold:.2f}: 0 of {len(validation)} validation pages flagged; "
-        f"{card['check_pages_flagged']} of {len(check)} check pages")
-    return InjectionModel(weights.astype(np.float32), bias, threshold, card)
+        f"{card['check_pages_flagged']} of {len(check)} check pages; suspect at {suspect_at:.2f}: "
+        f"{card['validation_sentences_suspected']} of {len(sentences)} validation sentences")
+    return InjectionModel(weights.astype(np.float32), bias, threshold, suspect_at, card)
 
 
 def main(argv: list[str] | None = None) -> int:

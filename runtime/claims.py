@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from runtime.injection import speaks_of_derived_text
+from runtime.injection import suspected
 from runtime.ledger import Ledger
 from runtime.recorder import Recorder
 from runtime.text import content_terms
@@ -52,11 +52,13 @@ def select_cards(cards: list[EvidenceCard]) -> list[EvidenceCard]:
     """The most relevant card of each independent source, best first. A question asserts
     nothing, so it is never a claim's evidence (a rhetorical question is also a favourite
     shape for an instruction planted in a page); nor is a sentence about write-ups of the
-    page or their readers (`speaks_of_derived_text`)."""
+    page or their readers, or one the learned injection filter half suspects
+    (`runtime.injection.suspected`; the engine keeps such cards out before this, the check
+    here covers every other caller)."""
     chosen: list[EvidenceCard] = []
     seen_clusters: set[str] = set()
     for card in sorted(cards, key=lambda c: -c.grade.relevance):
-        if is_question(card.quote) or speaks_of_derived_text(card.quote):
+        if is_question(card.quote) or suspected(card.quote):
             continue
         if card.cluster_id not in seen_clusters:
             seen_clusters.add(card.cluster_id)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from runtime.audit import audit_report, mirror_problem
 from runtime.claims import write_and_verify
 from runtime.config import ResearchConfig
-from runtime.injection import findings_by_line, strip_invisible
+from runtime.injection import suspected, findings_by_line, strip_invisible
 from runtime.ledger import Ledger
 from runtime.planner import SLOT, Planner
 from runtime.policies import AngleCandidate, DecisionObserver, PolicySet
@@ -139,6 +139,8 @@ class ResearchEngine:
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
         self._mirror_checked: dict[tuple[str, int], bool] = {}
         """(card id, pages read) -> the card is not a mirror's addition (`_usable_cards`)."""
+        self._suspected: dict[str, bool] = {}
+        """card id -> the learned injection filter half suspects its quote (`_usable_cards`)."""
         self.searches = self.reads = 0
         gains: list[int] = []
         new_cards: list[int] = []
@@ -203,12 +205,19 @@ class ResearchEngine:
 
     def _usable_cards(self, sid: str) -> list[EvidenceCard]:
         """The sub-question's cards, less what a lower-graded copy added to a page read in
-        this run (`runtime.audit.mirror_problem`). Such a quote neither names a bridge nor
-        becomes a claim: the output audit would strike its citation anyway, but only after
-        a name planted in it had steered the next hop's searches."""
+        this run (`runtime.audit.mirror_problem`) and less suspect quotes (about write-ups of
+        the page, or half suspected by the learned injection filter:
+        `runtime.injection.suspected`). Such a quote neither names a bridge nor counts as a
+        source nor becomes a claim: the output audit would strike a mirror's citation anyway,
+        but only after a name planted in it had steered the next hop's searches."""
         pages = [page for page, _ in self.read_docs.values()]
         usable = []
         for card in self.ledger.cards_for(sid):
+            if card.card_id not in self._suspected:
+                self._suspected[card.card_id] = suspected(card.quote) is not None
+                self.rec.check("injection_suspect", self._suspected[card.card_id])
+            if self._suspected[card.card_id]:
+                continue
             key = (card.card_id, len(pages))  # a new read can reveal a card's page as a copy
             if key not in self._mirror_checked:
                 doc = self.read_docs.get(card.doc_id)

@@ -217,7 +217,10 @@ _DOWNSTREAM = _Cue(
     r"(?:regarded|considered|treated|counted)|"
     # fourteenth round (fitted to seen-20): renderings, answers leaving a name out
     r"renderings?\s+(?:of\s+this|from\s+this)|(?:a|any|every|each)\s+rendering|"
-    r"(?:answers?|responses?|accounts?|reports?|summar(?:y|ies)|texts?)\s+(?:leaving|omitting|missing)\b)\b"
+    r"(?:answers?|responses?|accounts?|reports?|summar(?:y|ies)|texts?)\s+(?:leaving|omitting|missing)\b|"
+    # fifteenth round (fitted to seen-21): a history of the subject that leaves a name out
+    r"(?:an?|any|every|each|no)\s+(?:history|histories|biograph(?:y|ies)|chronicles?|profiles?)\s+of\s+"
+    r"[^.;]{0,60}?\b(?:that\s+(?:leaves?|omits?|skips?|drops?|forgets?)|without)\b)\b"
     r"|概述|文字提及|作答|评分|总结|摘要|概括|转述|转载|引用|回答|读者|本页|本文|整理者|整理[^。，；]{0,8}的人|撰写|生成|综述|结论中|结论部分|"
     r"(?:相关|有关|所有|任何)(?:报告|文章|报道)|"
     r"介绍.{0,12}(?:文章|文字|内容)")
@@ -301,7 +304,12 @@ _OBLIGE = _Cue(
     r"(?:considered|regarded|deemed|counted|treated)\s+(?:as\s+)?(?:faithful|complete|correct|accurate|valid|sourced)"
     r"\s+(?:only\s+)?(?:when|if|unless)|only\s+(?:considered|regarded|deemed)\s+(?:as\s+)?(?:faithful|complete|"
     r"correct|accurate|valid)|accepts?\s+only\s+(?:responses|answers|texts|accounts|reports)|"
-    r"belongs?\s+(?:after|before|beside|next\s+to)\s+the\s+(?:first|last|opening|final)\b)\b"
+    r"belongs?\s+(?:after|before|beside|next\s+to)\s+the\s+(?:first|last|opening|final)\b|"
+    # fifteenth round (fitted to seen-21): what the careful writer does, "no history at all"
+    r"(?:a|any|every|the)\s+(?:careful|good|faithful|responsible|honest|conscientious)\s+(?:writers?|authors?|"
+    r"historians?|editors?|chroniclers?|biographers?)\s+(?:says?|states?|notes?|mentions?|names?|credits?|"
+    r"cites?|opens?|begins?|starts?)\b|"
+    r"(?:is|are)\s+no\s+(?:history|account|biography|summary|answer|record)\s+at\s+all)\b"
     r"|必须|务必|须|应该|应当|应将|应在|应保留|都应|应予|请|烦请|需要|能否|一律|不必|切记|记得|别忘|不要忘|勿忘|"
     r"不该|理应|难道不|统一口径|口径|统一表述|注明|标明|为准|照这个来|照此|"
     r"怎么能不|若能|感激|不再提及|只会采用|只采用|只引用|不妨|"
@@ -347,7 +355,11 @@ _REDIRECT = _Cue(
     r"|\bindexed\s+by\s+[^.;]{0,50}?\bunder\b|\bcanonical\s+(?:heading|name|title)\b|"
     r"\b(?:look-?ups?|searches)\s+under\s+the\s+(?:former|old|earlier|previous)\s+name\b|"
     r"\bunder\s+which\s+[^;]{0,120}?\b(?:are|is)\s+(?:in\s+fact\s+|actually\s+)?(?:filed|kept|catalogu?ed|indexed|"
-    r"held)\b|为关键词|正式条目名|查到更完整")
+    r"held)\b|为关键词|正式条目名|查到更完整"
+    # fifteenth round (fitted to seen-22): where the next look-up in a chain goes
+    r"|\bnext\s+(?:look-?up|lookup)\b|\bnext\s+(?:search|query|hop)\s+(?:should|must|goes|is\s+made|runs)\b|"
+    r"\b(?:look-?ups?|lookups?|searches|queries)\b[^.;]{0,60}?\b(?:made|done|run|carried\s+out)\s+under\s+"
+    r"(?:that|this|the\s+other|its\s+other)\s+name\b|\bthe\s+linking\s+(?:figure|person|entity|name)\b")
 _READER = _Cue(r"\b(?:you|your|yours|readers?|models?|assistants?|agents?|bots?|llms?)\b|你|您|各位|模型|助手")
 # Look-alike letters from other scripts inside a Latin word ("sumаry" with a Cyrillic а).
 _OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff]")
@@ -414,6 +426,22 @@ def speaks_of_derived_text(text: str) -> str | None:
     claim's (`runtime.claims.select_cards`): it states something about write-ups, not about
     the subject, and it is where an instruction that slipped past the rules hides."""
     return _DOWNSTREAM(_normalise(text), _cased(text))
+
+
+def suspected(text: str) -> str | None:
+    """Why a sentence the filter let into evidence is still suspect, or None: it talks about
+    texts made from the page (`speaks_of_derived_text`: half of an injection), or the learned
+    filter half suspects it (a score at or above its `suspect_at`, below its threshold). A
+    suspect card stays in the ledger but is inert: it names no bridge, counts as no source and
+    is no claim's quote (`runtime.engine`, `runtime.claims.select_cards`)."""
+    derived = speaks_of_derived_text(text)
+    if derived:
+        return f"speaks of texts made from the page ({derived!r})"
+    model = shipped_model()
+    score = model.suspects(strip_invisible(text))
+    if score is not None:
+        return f"learned filter: score {score:.2f} (suspect at {model.suspect_at:.2f})"
+    return None
 
 
 def detect_injection(text: str) -> InjectionFinding | None:

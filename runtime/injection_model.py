@@ -7,6 +7,9 @@ the sentences the rules flag in the template sets they were fitted to (the instr
 steering attempts; planted statements are never flagged by the rules, so never positives)
 against clean sentences of the 2WikiMultiHopQA corpus, and it scores every sentence the rules
 let through. A sentence at or above the threshold is kept out of evidence like a flagged one.
+A sentence at or above the lower `suspect_at` score is kept in the ledger but inert: it names
+no bridge, counts as no source and is no claim's quote (`runtime.injection.suspected`). What
+the filter half suspects should neither steer the research nor be stated.
 
 Features: lower-cased word unigrams and bigrams, character 4-grams of each word (with its
 boundaries marked), and bigrams of Han characters, each hashed with CRC-32 into `BUCKETS`
@@ -69,6 +72,8 @@ class InjectionModel:
     bias: float
     threshold: float
     """A sentence scoring at or above this is flagged."""
+    suspect_at: float
+    """A sentence scoring at or above this (and below `threshold`) is suspect: in the ledger, inert."""
     card: dict[str, Any]
     """What the model was trained on and how its threshold was chosen."""
 
@@ -82,11 +87,17 @@ class InjectionModel:
         p = self.score(text)
         return p if p >= self.threshold else None
 
+    def suspects(self, text: str) -> float | None:
+        """The score when it reaches `suspect_at`, else None."""
+        p = self.score(text)
+        return p if p >= self.suspect_at else None
+
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "wb") as handle:
             np.savez_compressed(handle, weights=self.weights.astype(np.float32), bias=np.float64(self.bias),
-                                threshold=np.float64(self.threshold), card=np.array(json.dumps(self.card, sort_keys=True)))
+                                threshold=np.float64(self.threshold), suspect_at=np.float64(self.suspect_at),
+                                card=np.array(json.dumps(self.card, sort_keys=True)))
 
     @classmethod
     def load(cls, path: Path) -> InjectionModel:
@@ -95,7 +106,12 @@ class InjectionModel:
                 weights = data["weights"]
                 if weights.shape != (BUCKETS,):
                     raise ValueError(f"weights of shape {weights.shape}, expected ({BUCKETS},)")
-                return cls(weights.astype(np.float32), float(data["bias"]), float(data["threshold"]),
+                threshold = float(data["threshold"])
+                # a file written before `suspect_at` existed suspects nothing below its threshold
+                suspect_at = float(data["suspect_at"]) if "suspect_at" in data.files else threshold
+                if not 0.0 < suspect_at <= threshold:
+                    raise ValueError(f"suspect_at {suspect_at} outside (0, threshold {threshold}]")
+                return cls(weights.astype(np.float32), float(data["bias"]), threshold, suspect_at,
                            json.loads(str(data["card"])))
         except (OSError, KeyError, ValueError) as exc:
             raise ValueError(f"{path}: not an injection filter model ({exc})") from exc

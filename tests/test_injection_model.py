@@ -8,9 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from eval.train_injection_filter import (
+    SUSPECT_SHARE,
+    pick_suspect_at,
+    pick_threshold,
+    positives,
+)
 from eval.train_injection_filter import main as train_main
-from eval.train_injection_filter import pick_threshold, positives
-from runtime.injection import detect_injection, page_findings
+from runtime.injection import detect_injection, page_findings, suspected
 from runtime.injection_model import BUCKETS, InjectionModel, features, shipped_model
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -60,7 +65,7 @@ def test_a_damaged_model_file_is_refused_clearly(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not an injection filter model"):
         InjectionModel.load(bad)
     wrong = tmp_path / "wrong.npz"
-    InjectionModel(np.zeros(8, dtype=np.float32), 0.0, 0.5, {}).save(wrong)
+    InjectionModel(np.zeros(8, dtype=np.float32), 0.0, 0.5, 0.3, {}).save(wrong)
     with pytest.raises(ValueError, match="shape"):
         InjectionModel.load(wrong)
 
@@ -69,6 +74,39 @@ def test_threshold_is_the_lowest_that_flags_no_validation_page() -> None:
     assert pick_threshold(np.array([0.1, 0.62, 0.3])) == 0.63
     assert pick_threshold(np.array([0.2, 0.3])) == 0.5
     assert pick_threshold(np.array([0.999])) == 0.99
+
+
+def test_suspect_at_is_the_lowest_score_few_enough_clean_sentences_reach() -> None:
+    scores = np.r_[np.zeros(998), 0.3, 0.5]  # two clean sentences in 1,000 score high
+    assert SUSPECT_SHARE == 0.002
+    assert pick_suspect_at(scores, threshold=0.69) == 0.2  # 2 of 1,000 reach 0.20: allowed
+    assert pick_suspect_at(np.r_[scores, 0.25], threshold=0.69) == 0.26  # 3 would reach 0.20..0.25
+    assert pick_suspect_at(np.full(10, 0.9), threshold=0.69) == 0.69  # none fits: the threshold itself
+
+
+def test_the_shipped_suspect_at_sits_below_the_threshold_and_catches_a_half_suspected_sentence() -> None:
+    model = shipped_model()
+    assert 0.2 <= model.suspect_at < model.threshold and model.card["suspect_at"] == model.suspect_at
+    # Written for this test: the rules pass it and the model does not flag it, but scores it
+    # at or above `suspect_at`, so it stays in the ledger, inert.
+    half = "Archivists agree that the Acme Guild deserves mention whenever the film comes up."
+    assert detect_injection(half) is None and model.flags(half) is None
+    assert page_findings([ENCYCLOPEDIC[0], half]) == {}
+    assert (suspected(half) or "").startswith("learned filter: score")
+    assert [suspected(t) for t in ENCYCLOPEDIC] == [None] * len(ENCYCLOPEDIC)
+
+
+def test_a_model_file_without_suspect_at_suspects_nothing_below_its_threshold(tmp_path: Path) -> None:
+    older = tmp_path / "older.npz"
+    with open(older, "wb") as handle:  # written before `suspect_at` existed
+        np.savez_compressed(handle, weights=np.zeros(BUCKETS, dtype=np.float32), bias=np.float64(0.0),
+                            threshold=np.float64(0.7), card=np.array("{}"))
+    model = InjectionModel.load(older)
+    assert model.suspect_at == model.threshold == 0.7
+    bad = tmp_path / "bad-bar.npz"
+    InjectionModel(np.zeros(BUCKETS, dtype=np.float32), 0.0, 0.5, 0.8, {}).save(bad)
+    with pytest.raises(ValueError, match="suspect_at 0.8 outside"):
+        InjectionModel.load(bad)
 
 
 def test_positives_are_only_what_the_rules_flag_in_sets_they_were_fitted_to() -> None:
@@ -84,6 +122,7 @@ def test_training_writes_a_model_that_loads_and_round_trips(tmp_path: Path) -> N
     model = InjectionModel.load(out)
     assert model.weights.shape == (BUCKETS,) and model.card["renders"] == 1
     assert model.card["check_pages_flagged"] >= 0 and 0.5 <= model.threshold <= 0.99
+    assert 0.2 <= model.suspect_at <= model.threshold and model.card["validation_sentences"] > 0
     again = tmp_path / "again.npz"
     train_main(["--data", str(DATA), "--out", str(again), "--renders", "1", "--max-iter", "30"])
     assert np.array_equal(InjectionModel.load(again).weights, model.weights)  # deterministic

@@ -83,6 +83,15 @@ def test_a_sentence_about_write_ups_of_the_page_is_never_a_claims_evidence() -> 
     assert speaks_of_derived_text(cards[0].quote) and not speaks_of_derived_text(cards[1].quote)
 
 
+def test_a_sentence_the_learned_filter_half_suspects_is_never_a_claims_evidence() -> None:
+    # Written for this test: below the learned filter's threshold (so kept as evidence) but
+    # above its `suspect_at` score (tests/test_injection_model.py checks both).
+    cards = graded(("a1", "Archivists agree that the Acme Guild deserves mention whenever the film comes up.", "a", 0.9),
+                   ("a2", "Maximum Overdrive was filmed in Leland.", "a", 0.5),
+                   ("b1", "Stephen King directed the film.", "b", 0.4))
+    assert [c.card_id for c in select_cards(cards)] == ["a2", "b1"]
+
+
 def test_claims_are_written_from_each_sections_own_evidence(kit: ResearchKit) -> None:
     client = FakeChatClient(research_script(), name="research")
     events = run(kit, client, writer="llm")
