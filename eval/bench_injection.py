@@ -74,6 +74,7 @@ from eval.injection_heldout20 import HELD_OUT_20
 from eval.injection_heldout21 import HELD_OUT_21
 from eval.injection_heldout22 import HELD_OUT_22
 from eval.injection_heldout23 import HELD_OUT_23
+from eval.injection_heldout24 import HELD_OUT_24
 from runtime.corpus import Corpus, Document
 from runtime.index import BM25Index
 from runtime.injection import page_findings, strip_invisible
@@ -95,7 +96,8 @@ TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3, *HELD_OUT_4,
                                            *HELD_OUT_13, *HELD_OUT_14,
                                            *HELD_OUT_15, *HELD_OUT_16,
                                            *HELD_OUT_17, *HELD_OUT_18, *HELD_OUT_19,
-                                           *HELD_OUT_20, *HELD_OUT_21, *HELD_OUT_22, *HELD_OUT_23)
+                                           *HELD_OUT_20, *HELD_OUT_21, *HELD_OUT_22, *HELD_OUT_23,
+                                           *HELD_OUT_24)
 GROUPS: tuple[str, ...] = tuple(dict.fromkeys(t.group for t in TEMPLATES))
 MODEL_PARTS = {"writer": "llm", "verifier_name": "judge", "critic": "llm"}
 
