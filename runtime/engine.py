@@ -82,6 +82,13 @@ class RunResult:
     plan: Plan
 
 
+def _named_in(entity: str, query: str) -> bool:
+    """Does the search query name the entity? Compared word by word: a query is written
+    without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
+    words = " ".join(tokenize(entity))
+    return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
+
+
 class ResearchEngine:
     def __init__(
         self,
@@ -129,7 +136,7 @@ class ResearchEngine:
                 sq=sq,
                 status="blocked" if sq.depends_on else "pending",
                 query=None if sq.depends_on else sq.search_query,
-                entities=[e for e in plan.entities if e.lower() in sq.search_query.lower()],
+                entities=[e for e in plan.entities if _named_in(e, sq.search_query)],
             )
             for sq in plan.sub_questions
         }

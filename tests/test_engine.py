@@ -11,7 +11,7 @@ import pytest
 
 from runtime.config import PlannerSettings, ResearchConfig, load_config
 from runtime.corpus import Corpus, Document, load_corpus
-from runtime.engine import RunResult
+from runtime.engine import RunResult, _named_in
 from runtime.index import BM25Index
 from runtime.session import ResearchKit, run_research
 from runtime.tools import CorpusReadTool, CorpusSearchTool, FaultInjectingReadTool, FaultInjectingSearchTool
@@ -359,3 +359,15 @@ def _expansions(kit: ResearchKit, question: str, config: ResearchConfig) -> list
 def test_expansion_ratio_zero_adds_nothing(kit: ResearchKit) -> None:
     config = ResearchConfig(planner=PlannerSettings(expansion_ratio=0.0))
     assert all(_expansions(kit, q, config) == [] for q in _musique_questions(20))
+
+
+def test_a_sub_question_names_an_entity_written_with_punctuation() -> None:
+    # Search queries are written without punctuation; the plan's entities keep theirs. A
+    # missed match left "Harris W. Fawell"'s hop with no entity, so any card read (another
+    # person's birthplace) could name its bridge.
+    assert _named_in("Harris W. Fawell", "city harris w fawell born")
+    assert _named_in("O'Brien-Smith", "where was o'brien-smith born")
+    assert not _named_in("Harris", "harrison county")  # whole words only
+    assert not _named_in("W. Fawell", "fawell w")  # in order
+    assert not _named_in("...", "anything")
+
