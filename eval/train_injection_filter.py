@@ -127,9 +127,9 @@ def sentence_scores(model: InjectionModel, pages: list[list[str]]) -> list[np.nd
     return out
 
 
-def page_scores(model: InjectionModel, pages: list[list[str]]) -> np.ndarray:
-    """Each page's highest score among the sentences the rules and script islands let through."""
-    return np.array([scores.max(initial=0.0) for scores in sentence_scores(model, pages)])
+def page_maxima(by_page: list[np.ndarray]) -> np.ndarray:
+    """Each page's highest sentence score (0 for a page with none)."""
+    return np.array([scores.max(initial=0.0) for scores in by_page])
 
 
 def pick_threshold(scores: np.ndarray) -> float:
@@ -170,7 +170,7 @@ def train(data: Path, renders: int = 8, l2: float = 1.0, seed: int = 0, max_iter
         halves[zlib.crc32(doc.id.encode()) % 2].append(doc.sentence_list())
     probe = InjectionModel(weights.astype(np.float32), bias, 1.0, 1.0, {})
     by_page = sentence_scores(probe, halves[0])
-    validation, check = np.array([p.max(initial=0.0) for p in by_page]), page_scores(probe, halves[1])
+    validation, check = page_maxima(by_page), page_maxima(sentence_scores(probe, halves[1]))
     threshold = pick_threshold(validation)
     sentences = np.concatenate(by_page)
     suspect_at = pick_suspect_at(sentences, threshold)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from runtime.audit import audit_report, mirror_problem
 from runtime.claims import write_and_verify
 from runtime.config import ResearchConfig
-from runtime.injection import suspected, findings_by_line, strip_invisible
+from runtime.injection import findings_by_line, strip_invisible, suspected
 from runtime.ledger import Ledger
 from runtime.planner import SLOT, Planner
 from runtime.policies import AngleCandidate, DecisionObserver, PolicySet
@@ -147,7 +147,7 @@ class ResearchEngine:
         self._mirror_checked: dict[tuple[str, int], bool] = {}
         """(card id, pages read) -> the card is not a mirror's addition (`_usable_cards`)."""
         self._suspected: dict[str, bool] = {}
-        """card id -> the learned injection filter half suspects its quote (`_usable_cards`)."""
+        """card id -> its quote is a suspect (`runtime.injection.suspected`, `_usable_cards`)."""
         self.searches = self.reads = 0
         gains: list[int] = []
         new_cards: list[int] = []
