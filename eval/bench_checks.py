@@ -1,11 +1,11 @@
 """Check firing rates on real runs (seed 002: a check that fires on most runs is a bug).
 
-    python -m eval.bench_checks [--data ../shared/data] [--questions 200] [--out bench-out/checks.json]
+    python -m citeloop.eval.bench_checks [--data ../shared/data] [--questions 200] [--out bench-out/checks.json]
                                 [--llm ENDPOINT.yaml --model-questions 20]
 
 Researches the shared HotpotQA-100 and MuSiQue-100 questions over the embedded corpus twice:
 with the rule pipeline, and with the model pipeline (LLM writer, judge verifier, critic)
-driven by the benchmark's obedient scripted model (`eval.bench_injection.obedient_model`: on
+driven by the benchmark's obedient scripted model (`citeloop.eval.bench_injection.obedient_model`: on
 clean evidence it restates evidence sentences), or by a served model (`--llm`, any
 OpenAI-compatible endpoint; `--model-questions` caps its runs, which are slow on a CPU).
 The runs are ingested into a store and every check in `run_meta.checks` is reported per
@@ -23,12 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval.bench_injection import MODEL_PARTS, obedient_model
-from eval.gold import shared_multihop
-from runtime.llm import FakeChatClient, model_spec
-from runtime.session import ResearchKit, run_research
-from trajectories.store import Store
-from trajectories.store_queries import MOST_RUNS, check_firing
+from citeloop.eval.bench_injection import MODEL_PARTS, obedient_model
+from citeloop.eval.gold import shared_multihop
+from citeloop.runtime.llm import FakeChatClient, model_spec
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.store import Store
+from citeloop.trajectories.store_queries import MOST_RUNS, check_firing
 
 
 def main(argv: list[str] | None = None) -> int:

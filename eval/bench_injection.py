@@ -1,6 +1,6 @@
 """Injection benchmark (seed 001 section 14): poisoned pages mixed into the default corpus.
 
-    python -m eval.bench_injection [--data ../shared/data] [--per-template 3] [--groups tuned,held-out-11]
+    python -m citeloop.eval.bench_injection [--data ../shared/data] [--per-template 3] [--groups tuned,held-out-11]
                                    [--placements mirror,in-place] [--screen-llm ENDPOINT.yaml]
                                    [--out bench-out/injection.json]
 
@@ -44,51 +44,51 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from eval.gold import shared_multihop
-from eval.injection_docs import (
+from citeloop.eval.gold import shared_multihop
+from citeloop.eval.injection_docs import (
     MARKERS,
     InjectionTemplate,
     own_markers,
     poisoned_copy,
     poisoned_in_place,
 )
-from eval.injection_docs import TEMPLATES as _EARLIER
-from eval.injection_heldout3 import HELD_OUT_3
-from eval.injection_heldout4 import HELD_OUT_4
-from eval.injection_heldout5 import HELD_OUT_5
-from eval.injection_heldout6 import HELD_OUT_6
-from eval.injection_heldout7 import HELD_OUT_7
-from eval.injection_heldout8 import HELD_OUT_8
-from eval.injection_heldout9 import HELD_OUT_9
-from eval.injection_heldout10 import HELD_OUT_10
-from eval.injection_heldout11 import HELD_OUT_11
-from eval.injection_heldout12 import HELD_OUT_12
-from eval.injection_heldout13 import HELD_OUT_13
-from eval.injection_heldout14 import HELD_OUT_14
-from eval.injection_heldout15 import HELD_OUT_15
-from eval.injection_heldout16 import HELD_OUT_16
-from eval.injection_heldout17 import HELD_OUT_17
-from eval.injection_heldout18 import HELD_OUT_18
-from eval.injection_heldout19 import HELD_OUT_19
-from eval.injection_heldout20 import HELD_OUT_20
-from eval.injection_heldout21 import HELD_OUT_21
-from eval.injection_heldout22 import HELD_OUT_22
-from eval.injection_heldout23 import HELD_OUT_23
-from eval.injection_heldout24 import HELD_OUT_24
-from runtime.corpus import Corpus, Document
-from runtime.index import BM25Index
-from runtime.injection import page_findings, strip_invisible
-from runtime.llm import (
+from citeloop.eval.injection_docs import TEMPLATES as _EARLIER
+from citeloop.eval.injection_heldout3 import HELD_OUT_3
+from citeloop.eval.injection_heldout4 import HELD_OUT_4
+from citeloop.eval.injection_heldout5 import HELD_OUT_5
+from citeloop.eval.injection_heldout6 import HELD_OUT_6
+from citeloop.eval.injection_heldout7 import HELD_OUT_7
+from citeloop.eval.injection_heldout8 import HELD_OUT_8
+from citeloop.eval.injection_heldout9 import HELD_OUT_9
+from citeloop.eval.injection_heldout10 import HELD_OUT_10
+from citeloop.eval.injection_heldout11 import HELD_OUT_11
+from citeloop.eval.injection_heldout12 import HELD_OUT_12
+from citeloop.eval.injection_heldout13 import HELD_OUT_13
+from citeloop.eval.injection_heldout14 import HELD_OUT_14
+from citeloop.eval.injection_heldout15 import HELD_OUT_15
+from citeloop.eval.injection_heldout16 import HELD_OUT_16
+from citeloop.eval.injection_heldout17 import HELD_OUT_17
+from citeloop.eval.injection_heldout18 import HELD_OUT_18
+from citeloop.eval.injection_heldout19 import HELD_OUT_19
+from citeloop.eval.injection_heldout20 import HELD_OUT_20
+from citeloop.eval.injection_heldout21 import HELD_OUT_21
+from citeloop.eval.injection_heldout22 import HELD_OUT_22
+from citeloop.eval.injection_heldout23 import HELD_OUT_23
+from citeloop.eval.injection_heldout24 import HELD_OUT_24
+from citeloop.runtime.corpus import Corpus, Document
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.injection import page_findings, strip_invisible
+from citeloop.runtime.llm import (
     Constraint,
     FakeChatClient,
     RenderedPrompt,
     make_client,
     model_spec,
 )
-from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE, LLMInjectionScreen
-from runtime.session import ResearchKit, run_research
-from trajectories.events import BaseEvent
-from trajectories.runfile import MemorySink
+from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE, LLMInjectionScreen
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import BaseEvent
+from citeloop.trajectories.runfile import MemorySink
 
 TEMPLATES: tuple[InjectionTemplate, ...] = (*_EARLIER, *HELD_OUT_3, *HELD_OUT_4, *HELD_OUT_5, *HELD_OUT_6,
                                            *HELD_OUT_7, *HELD_OUT_8, *HELD_OUT_9,

@@ -1,6 +1,6 @@
 """Preference-pair benchmark: pairs from the shared multihop questions, their yield, speed and gold direction.
 
-    python -m eval.bench_pairs [--data ../shared/data] [--limit N] [--per-kind N] [--alternatives K]
+    python -m citeloop.eval.bench_pairs [--data ../shared/data] [--limit N] [--per-kind N] [--alternatives K]
                                [--workers 2] [--out bench-out/pairs.json]
 
 1. Research every shared HotpotQA and MuSiQue question in a mix of environments (seed 20.3):
@@ -29,11 +29,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from eval.datasets import DEFAULT_DATA_DIR, load_hotpotqa, load_musique
-from filters.gold import GoldEntry, GoldSet, question_key
-from runtime.config import ResearchConfig
-from runtime.session import ResearchKit, run_research
-from training.pairs import PairExport, emit_pairs, export_pairs
+from citeloop.eval.datasets import DEFAULT_DATA_DIR, load_hotpotqa, load_musique
+from citeloop.filters.gold import GoldEntry, GoldSet, question_key
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.pairs import PairExport, emit_pairs, export_pairs
 
 ENVIRONMENTS = [
     # name, policy spec, seed, config overrides

@@ -1,6 +1,6 @@
 """Replay benchmark: how long `replay --check` takes against the run it checks.
 
-    python -m eval.bench_replay [--data ../shared/data] [--limit 50] [--out bench-out/replay.json]
+    python -m citeloop.eval.bench_replay [--data ../shared/data] [--limit 50] [--out bench-out/replay.json]
 
 For each HotpotQA question it runs the research (heuristic, default config, file sink),
 then replays the file exactly (load the file, rebuild the components from the header,
@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval.gold import load_hotpotqa
-from runtime.replay import check_run
-from runtime.session import ResearchKit, run_research
-from trajectories.runfile import read_run
+from citeloop.eval.gold import load_hotpotqa
+from citeloop.runtime.replay import check_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import read_run
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Runtime benchmark: `heuristic` against `naive` on the same questions and budget, in one run.
 
-    python -m eval.bench_runtime [--data ../shared/data] [--limit N] [--out bench-out/runtime.json]
+    python -m citeloop.eval.bench_runtime [--data ../shared/data] [--limit N] [--out bench-out/runtime.json]
 
 For each data set (HotpotQA-100 sentence-level gold, MuSiQue-100 paragraph-level gold)
 and each policy it reports gold recall of what was retrieved (read), carded and cited,
@@ -22,10 +22,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval.gold import GoldQuestion, load_hotpotqa, load_musique, precision, recall, run_units
-from runtime.config import ResearchConfig
-from runtime.session import ResearchKit, run_research
-from trajectories.runfile import MemorySink, NullSink
+from citeloop.eval.gold import GoldQuestion, load_hotpotqa, load_musique, precision, recall, run_units
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import MemorySink, NullSink
 
 # name -> (planner, policy spec). `naive` is seed 003's loop: no plan, naive decisions.
 # `naive-policies` keeps citeloop's plan and engine but decides naively: it shows how much

@@ -1,6 +1,6 @@
 """Store benchmark: ingest throughput, Parquet size against JSON Lines, query times at 1M events.
 
-    python -m eval.bench_store [--data ../shared/data] [--seeds 2] [--workers 2]
+    python -m citeloop.eval.bench_store [--data ../shared/data] [--seeds 2] [--workers 2]
                                [--runs-dir DIR] [--target-events 1000000] [--out bench-out/store.json]
 
 1. Generates runs with the runtime: every HotpotQA-100 and MuSiQue-100 question under the
@@ -32,8 +32,8 @@ from pathlib import Path
 
 import polars as pl
 
-from trajectories import store_queries
-from trajectories.store import TABLES, Store, ingest
+from citeloop.trajectories import store_queries
+from citeloop.trajectories.store import TABLES, Store, ingest
 
 POLICIES: dict[str, tuple[str, str]] = {"heuristic": ("rule", "heuristic"), "naive": ("naive", "naive"),
                                         "explore": ("rule", "explore")}
@@ -44,13 +44,13 @@ _KIT = None
 
 def _init_worker() -> None:
     global _KIT
-    from runtime.session import ResearchKit
+    from citeloop.runtime.session import ResearchKit
 
     _KIT = ResearchKit.load()
 
 
 def _run_one(task: tuple[str, str, int, str]) -> int:
-    from runtime.session import run_research
+    from citeloop.runtime.session import run_research
 
     question, policy, seed, out_dir = task
     planner, spec = POLICIES[policy]
@@ -59,8 +59,8 @@ def _run_one(task: tuple[str, str, int, str]) -> int:
 
 
 def generate(data: Path, out_dir: Path, seeds: int, workers: int) -> dict:
-    from eval.gold import shared_multihop
-    from runtime.session import ResearchKit
+    from citeloop.eval.gold import shared_multihop
+    from citeloop.runtime.session import ResearchKit
 
     corpus = ResearchKit.load().corpus
     questions = [q.question for q in shared_multihop(data, corpus)]

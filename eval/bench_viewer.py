@@ -1,6 +1,6 @@
 """Viewer benchmark: the page for a ~200-event run, its size and how fast it opens.
 
-    python -m eval.bench_viewer [--loads 5] [--out bench-out/viewer.json]
+    python -m citeloop.eval.bench_viewer [--loads 5] [--out bench-out/viewer.json]
 
 Researches a multi-hop question over the embedded corpus with a budget large enough for
 about 200 events (more rounds, more sources needed per sub-question), writes the run and
@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from eval.headless import chromium, missing
-from eval.viewer import run_page
-from runtime.config import load_config
-from runtime.session import ResearchKit, run_research
-from trajectories.runfile import read_run
+from citeloop.eval.headless import chromium, missing
+from citeloop.eval.viewer import run_page
+from citeloop.runtime.config import load_config
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import read_run
 
 QUESTION = "What is the population of the county where Leland is located, and which river flows through it?"
 BIG_BUDGET = {

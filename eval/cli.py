@@ -12,21 +12,21 @@ import sys
 import click
 import typer
 
-from eval import eval_cli, loop_cli, view_cli
-from eval.datasets import DatasetError
-from eval.loop import LoopError
-from filters import cli as filters_cli
-from filters.gold import GoldFileError
-from runtime import cli as runtime_cli
-from runtime.config import ConfigError
-from runtime.corpus import CorpusError
-from runtime.planner import PlanValidationError, QuestionError
-from runtime.policies import PolicyError
-from training import cli as training_cli
-from training import serve_cli
-from training import train_cli
-from trajectories import cli as trajectories_cli
-from trajectories.runfile import RunFileError
+from citeloop.eval import eval_cli, loop_cli, view_cli
+from citeloop.eval.datasets import DatasetError
+from citeloop.eval.loop import LoopError
+from citeloop.filters import cli as filters_cli
+from citeloop.filters.gold import GoldFileError
+from citeloop.runtime import cli as runtime_cli
+from citeloop.runtime.config import ConfigError
+from citeloop.runtime.corpus import CorpusError
+from citeloop.runtime.planner import PlanValidationError, QuestionError
+from citeloop.runtime.policies import PolicyError
+from citeloop.training import cli as training_cli
+from citeloop.training import serve_cli
+from citeloop.training import train_cli
+from citeloop.trajectories import cli as trajectories_cli
+from citeloop.trajectories.runfile import RunFileError
 
 USER_ERRORS = (ConfigError, CorpusError, PlanValidationError, QuestionError, PolicyError, RunFileError,
                DatasetError, filters_cli.FilterError, GoldFileError, LoopError)

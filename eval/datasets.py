@@ -14,7 +14,7 @@ per claim, the documents it is checked against and the gold label for each.
 | wice     | claim_dev.jsonl            | sentence   | one document per claim, `wice-ID`, pre-split  |
 
 HotpotQA and MuSiQue use the embedded corpus (the union of both samples, built from the
-same shared files by `runtime.corpus.build_multihop_corpus`), so their numbers compare with
+same shared files by `citeloop.runtime.corpus.build_multihop_corpus`), so their numbers compare with
 `eval.bench_runtime` and with `citeloop research` on its default corpus.
 """
 
@@ -28,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from runtime.corpus import Corpus, CorpusError, Document, load_corpus, load_embedded_corpus
+from citeloop.runtime.corpus import Corpus, CorpusError, Document, load_corpus, load_embedded_corpus
 
 Unit = tuple[str, int]
 Level = Literal["sentence", "paragraph", "title"]

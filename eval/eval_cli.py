@@ -20,14 +20,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from eval.charts import confusion_chart, quality_cost_chart
-from eval.datasets import DatasetError, EvalSet, load_eval_set
-from eval.harness import bm25_baseline, check_policies, parse_policies, run_eval
-from eval.verifier_eval import evaluate_verifier, pair_count
-from filters.gold import GoldEntry, GoldSet, question_key
-from runtime.config import ConfigError, load_config
-from runtime.index import BM25Index
-from runtime.session import ResearchKit
+from citeloop.eval.charts import confusion_chart, quality_cost_chart
+from citeloop.eval.datasets import DatasetError, EvalSet, load_eval_set
+from citeloop.eval.harness import bm25_baseline, check_policies, parse_policies, run_eval
+from citeloop.eval.verifier_eval import evaluate_verifier, pair_count
+from citeloop.filters.gold import GoldEntry, GoldSet, question_key
+from citeloop.runtime.config import ConfigError, load_config
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.session import ResearchKit
 
 
 def _overrides(eval_set: EvalSet, settings: list[str]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from filters.gold import (  # noqa: F401  (re-exported: eval's gold metrics live in filters/gold.py)
+from citeloop.filters.gold import (  # noqa: F401  (re-exported: eval's gold metrics live in filters/gold.py)
     RunUnits,
     Unit,
     gold_precision,
@@ -27,7 +27,7 @@ from filters.gold import (  # noqa: F401  (re-exported: eval's gold metrics live
     search_hit_docs,
     unit_hits,
 )
-from runtime.corpus import Corpus
+from citeloop.runtime.corpus import Corpus
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 For each question and each policy the runtime researches the question with a memory sink;
 the harness then scores the run against gold (evidence recall of what was retrieved,
 carded and cited; cited-evidence precision; "all gold found"; HotpotQA's supporting-fact
-P/R/F1/EM on the cited sentences), next to the core metrics of `filters.metrics.score_run`
+P/R/F1/EM on the cited sentences), next to the core metrics of `citeloop.filters.metrics.score_run`
 (citation correctness, coverage, unsupported-claim rate, ALCE citation recall/precision,
 whether the gold answer appears in the report) and its diagnosis, and its cost (searches, reads,
 model calls, tokens, wall time). A single-shot BM25 baseline (top 10 for the question
@@ -21,17 +21,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eval.datasets import EvalQuestion, EvalSet, Unit
-from eval.gold import (gold_precision, gold_recall, run_sentence_units, search_hit_docs, sp_metrics,
+from citeloop.eval.datasets import EvalQuestion, EvalSet, Unit
+from citeloop.eval.gold import (gold_precision, gold_recall, run_sentence_units, search_hit_docs, sp_metrics,
                        unit_hits)
-from filters.metrics import RunScore, score_run
-from filters.metrics import aggregate as aggregate_scores
-from runtime.config import ResearchConfig
-from runtime.index import BM25Index
-from runtime.policies import PolicyError, resolve_policies
-from runtime.session import ResearchKit, run_research
-from runtime.text import fold_accents
-from trajectories.runfile import MemorySink
+from citeloop.filters.metrics import RunScore, score_run
+from citeloop.filters.metrics import aggregate as aggregate_scores
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.policies import PolicyError, resolve_policies
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.text import fold_accents
+from citeloop.trajectories.runfile import MemorySink
 
 CORE_METRICS = ("citation_correctness", "coverage", "unsupported_claim_rate", "partial_rate",
                 "citation_recall_alce", "citation_precision_alce", "answer_in_report")
@@ -218,4 +218,4 @@ def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun],
     first = results[policies[0].name]["wall_s"] if policies else 0
     for r in results.values():
         r["wall_ratio"] = round(r["wall_s"] / first, 3) if first else None
-    return {"policies": results, "core_metrics_source": "filters.metrics.score_run"}
+    return {"policies": results, "core_metrics_source": "citeloop.filters.metrics.score_run"}

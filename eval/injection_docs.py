@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from runtime.corpus import Document
+from citeloop.runtime.corpus import Document
 
 MARKERS = ("evil.example", "Zorblat")
 

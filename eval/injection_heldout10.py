@@ -16,7 +16,7 @@ evidence), so the set is `seen-10`; the rules were not fitted to its wording.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "seen-10"
 

@@ -17,7 +17,7 @@ looking up the template format; nothing was changed after them.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "held-out-11"
 

@@ -26,7 +26,7 @@ Still unread.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "held-out-12"
 

@@ -17,7 +17,7 @@ islands); 0 of 180 mirror pages and 0 of 180 in-place pages changed a report. St
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "held-out-13"
 

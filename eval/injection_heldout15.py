@@ -23,7 +23,7 @@ known as" name, a successor organisation and a "primary source" pointer.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "seen-15"
 

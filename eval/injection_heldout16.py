@@ -22,7 +22,7 @@ a mistaken identity, a "real subject is elsewhere" note, moved archives, and pla
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "seen-16"
 

@@ -21,7 +21,7 @@ medal, patron, first owner).
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "seen-17"
 

@@ -25,7 +25,7 @@ article, a moved data mirror, an excerpt notice and an HTML editors' comment.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 HELD_OUT_18: tuple[InjectionTemplate, ...] = (
     # --- instructions aimed at the model -------------------------------------------------

@@ -24,7 +24,7 @@ award, chronicler, county link or first record naming the fake name.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 HELD_OUT_19: tuple[InjectionTemplate, ...] = (
     # --- instructions hidden in invented genres (7 en, 3 zh) ---

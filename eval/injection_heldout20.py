@@ -25,7 +25,7 @@ name the fake entity in ordinary encyclopedia prose.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 HELD_OUT_20: tuple[InjectionTemplate, ...] = (
     # --- Instructions aimed at a model or a writer (6 en, 4 zh) -------------------------------

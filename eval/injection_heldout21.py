@@ -24,7 +24,7 @@ birthplace and team for the page's subject, written as ordinary encyclopedia pro
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 HELD_OUT_21: tuple[InjectionTemplate, ...] = (
     # --- Instructions aimed at a model / writer (6 en, 4 zh) ---

@@ -25,7 +25,7 @@ archival and gazetteer conventions, editorial house style, mirror disclaimers an
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 HELD_OUT_22: tuple[InjectionTemplate, ...] = (
     # --- Instructions aimed at a model or writer: English (8) ---

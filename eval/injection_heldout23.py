@@ -25,7 +25,7 @@ birthplace, chronicle source or compiler.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 HELD_OUT_23: tuple[InjectionTemplate, ...] = (
     # --- Instructions aimed at a model or writer: English (7) ---

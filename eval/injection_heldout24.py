@@ -24,7 +24,7 @@ person or publication.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 HELD_OUT_24: tuple[InjectionTemplate, ...] = (
     # --- Instructions aimed at a model or writer: English (8) ---

@@ -14,7 +14,7 @@ cues the same day, so these count as tuned now; `eval.injection_heldout4` stays 
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _G = "tuned"
 

@@ -17,7 +17,7 @@ stays held out.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _G = "tuned"
 

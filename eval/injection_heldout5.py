@@ -12,7 +12,7 @@ round the same day, so these count as tuned now; `eval.injection_heldout6` stays
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "tuned"
 

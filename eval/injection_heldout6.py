@@ -12,7 +12,7 @@ changed a report; after the fifth round (which did not look at this set): caught
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _G = "held-out-6"
 

@@ -17,7 +17,7 @@ without"), so this set is `seen-7` now: 0 of 60 and 0 of 60 after the round.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "seen-7"
 

@@ -15,7 +15,7 @@ it. That led to one change (a lower-case quoted phrase is not a title), so the s
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "seen-8"
 

@@ -19,7 +19,7 @@ So the set is `seen-9` now; measure the next change on a new set.
 
 from __future__ import annotations
 
-from eval.injection_docs import InjectionTemplate
+from citeloop.eval.injection_docs import InjectionTemplate
 
 _GROUP = "seen-9"
 

@@ -29,19 +29,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from eval.charts import quality_cost_chart
-from eval.datasets import EvalSet, load_eval_set
-from eval.harness import PolicyRun, run_eval
-from filters.cli import score_files
-from filters.gates import load_filter_config, select
-from filters.gold import GoldEntry, GoldSet, question_key
-from runtime.config import ResearchConfig
-from runtime.policies.llm import llm_decision_counts
-from runtime.registry import read_yaml_mapping
-from runtime.session import ResearchKit, run_research
-from training.hfdata import PAIR_COLUMNS, pairs_card, write_dataset
-from training.pairs import export_pairs
-from training.sft import split_of
+from citeloop.eval.charts import quality_cost_chart
+from citeloop.eval.datasets import EvalSet, load_eval_set
+from citeloop.eval.harness import PolicyRun, run_eval
+from citeloop.filters.cli import score_files
+from citeloop.filters.gates import load_filter_config, select
+from citeloop.filters.gold import GoldEntry, GoldSet, question_key
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.policies.llm import llm_decision_counts
+from citeloop.runtime.registry import read_yaml_mapping
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card, write_dataset
+from citeloop.training.pairs import export_pairs
+from citeloop.training.sft import split_of
 
 
 class LoopError(ValueError):
@@ -214,7 +214,7 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
 
 
 def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
-    from training.trainers import read_summary
+    from citeloop.training.trainers import read_summary
 
     if not (out / "model" / "summary.json").is_file() or not (out / "pairs" / "export.json").is_file():
         raise LoopError(f"--reuse-model: {out} holds no trained model and pairs from an earlier loop run")
@@ -227,9 +227,9 @@ def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
 def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], clock: _Clock,
                   log: Log) -> tuple[Any, dict[str, Any], dict[str, int]]:
     """Research, filter, pairs, (prepare), train; returns the training summary, the pairs summary, run counts."""
-    from training.base_model import build_tiny_model, prepare_base_model
-    from training.train_config import load_train_config
-    from training.trainers import train
+    from citeloop.training.base_model import build_tiny_model, prepare_base_model
+    from citeloop.training.train_config import load_train_config
+    from citeloop.training.trainers import train
 
     runs_dir = out / "runs"
     paths = []
@@ -284,8 +284,8 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
 def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],
               clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
     """Serve the trained model; the baselines and the trained policy on the evaluation questions."""
-    from training.hf_server import served_hf
-    from training.serve import served
+    from citeloop.training.hf_server import served_hf
+    from citeloop.training.serve import served
 
     policies = [PolicyRun(name, "naive" if name == "naive" else "rule", name) for name in config.eval.baselines]
     captured: dict[str, list[list[Any]]] = {}

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from eval.loop import LoopError, load_loop_config, run_loop
+from citeloop.eval.loop import LoopError, load_loop_config, run_loop
 
 
 def loop_command(

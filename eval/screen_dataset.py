@@ -1,6 +1,6 @@
 """Training rows for the optional model check of the injection filter (`--screen llm`).
 
-    python -m eval.screen_dataset --out train-out/data/screen [--per-template 3] [--clean 600]
+    python -m citeloop.eval.screen_dataset --out train-out/data/screen [--per-template 3] [--clean 600]
     citeloop train sft --config configs/train/sft-screen-smollm2.yaml
 
 The check asks a model whether a page holds instructions aimed at an AI system (prompt
@@ -33,13 +33,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from eval.bench_injection import TEMPLATES
-from eval.datasets import DEFAULT_DATA_DIR, load_2wiki_corpus
-from eval.injection_docs import MARKERS, InjectionTemplate, poisoned_in_place
-from runtime.corpus import Document
-from runtime.injection import strip_invisible
-from runtime.llm.screen import LLMInjectionScreen
-from training.hfdata import MESSAGES_FEATURE, write_dataset
+from citeloop.eval.bench_injection import TEMPLATES
+from citeloop.eval.datasets import DEFAULT_DATA_DIR, load_2wiki_corpus
+from citeloop.eval.injection_docs import MARKERS, InjectionTemplate, poisoned_in_place
+from citeloop.runtime.corpus import Document
+from citeloop.runtime.injection import strip_invisible
+from citeloop.runtime.llm.screen import LLMInjectionScreen
+from citeloop.training.hfdata import MESSAGES_FEATURE, write_dataset
 
 TRAIN_GROUPS = ("tuned", "seen-8", "seen-10")
 """Template groups the rows are made from: instructions the defences were fitted to."""

@@ -1,6 +1,6 @@
 """Train the learned line of the injection filter (`runtime.injection_model`).
 
-    python -m eval.train_injection_filter [--data ../shared/data] [--out runtime/data/injection_filter.npz]
+    python -m citeloop.eval.train_injection_filter [--data ../shared/data] [--out runtime/data/injection_filter.npz]
 
 Positives: the template sets the rules were fitted to (`tuned` and every `seen-N` group of
 `eval.bench_injection`), each template rendered into `--renders` random titles, kept when the
@@ -37,12 +37,12 @@ import numpy as np
 import scipy.sparse as sparse
 from scipy.optimize import minimize
 
-from eval.bench_injection import TEMPLATES
-from eval.injection_docs import InjectionTemplate, own_markers
-from runtime.injection import detect_injection, rule_findings, strip_invisible
-from runtime.injection_model import BUCKETS, MODEL_PATH, InjectionModel, features
-from runtime.sentences import split_sentences
-from runtime.session import ResearchKit
+from citeloop.eval.bench_injection import TEMPLATES
+from citeloop.eval.injection_docs import InjectionTemplate, own_markers
+from citeloop.runtime.injection import detect_injection, rule_findings, strip_invisible
+from citeloop.runtime.injection_model import BUCKETS, MODEL_PATH, InjectionModel, features
+from citeloop.runtime.sentences import split_sentences
+from citeloop.runtime.session import ResearchKit
 
 _TLDS = (".org", ".com", ".net", ".info")
 SUSPECT_SHARE = 0.002

@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from eval.datasets import SCIFACT_NEI, EvalSet
-from runtime.verifier import EvidenceText, Verifier, resolve_verifier
+from citeloop.eval.datasets import SCIFACT_NEI, EvalSet
+from citeloop.runtime.verifier import EvidenceText, Verifier, resolve_verifier
 
 SCIFACT_LABELS = ("SUPPORT", "CONTRADICT", SCIFACT_NEI)
 WICE_LABELS = ("supported", "partially_supported", "not_supported")

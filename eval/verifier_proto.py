@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from runtime.sentences import split_sentences
-from runtime.text import content_terms, term_overlap, tokenize
-from runtime.verifier import EvidenceText, LexicalVerifier, VerifierConfig
-from trajectories.models import VerdictRecord
+from citeloop.runtime.sentences import split_sentences
+from citeloop.runtime.text import content_terms, term_overlap, tokenize
+from citeloop.runtime.verifier import EvidenceText, LexicalVerifier, VerifierConfig
+from citeloop.trajectories.models import VerdictRecord
 
 # Direction cues by stem prefix; +1 up/positive, -1 down/negative.
 _UP = ("increas", "higher", "enhanc", "promot", "activat", "elevat", "rais", "improv", "stimulat", "induc",

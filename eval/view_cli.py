@@ -15,10 +15,10 @@ from pathlib import Path
 
 import typer
 
-from eval.viewer import ViewerError, diff_page, eval_page, load_eval_json, run_page
-from trajectories.cli import CommandError
-from trajectories.diff import DiffError
-from trajectories.runfile import RunFile, RunFileError, read_run
+from citeloop.eval.viewer import ViewerError, diff_page, eval_page, load_eval_json, run_page
+from citeloop.trajectories.cli import CommandError
+from citeloop.trajectories.diff import DiffError
+from citeloop.trajectories.runfile import RunFile, RunFileError, read_run
 
 
 def _default_out(source: Path, suffix: str = "") -> Path:

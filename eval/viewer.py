@@ -20,9 +20,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from eval.viewer_data import LLM_FIELDS, run_view_data
-from trajectories.diff import diff_runs
-from trajectories.runfile import RunFile
+from citeloop.eval.viewer_data import LLM_FIELDS, run_view_data
+from citeloop.trajectories.diff import diff_runs
+from citeloop.trajectories.runfile import RunFile
 
 SCRIPTS = ("core.js", "run_report.js", "run_trace.js", "eval_view.js", "main.js")
 """Concatenated in this order into the page's one inline script."""

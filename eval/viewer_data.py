@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trajectories.events import DECISION_TYPES, BaseEvent, event_to_dict
-from trajectories.runfile import RunFile
+from citeloop.trajectories.events import DECISION_TYPES, BaseEvent, event_to_dict
+from citeloop.trajectories.runfile import RunFile
 
 LLM_FIELDS = ("prompt", "completion", "logprobs")
 """Fields an LLM policy's decision may carry; shown by the decision inspector when present."""

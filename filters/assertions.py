@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from runtime.text import STOPWORDS, tokenize
+from citeloop.runtime.text import STOPWORDS, tokenize
 
 SentenceKind = Literal[
     "assertion", "empty", "heading", "question", "transition", "summary", "opinion", "gap",

@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from filters.sentences import ReportSentence
-from filters.view import RunView
+from citeloop.filters.sentences import ReportSentence
+from citeloop.filters.view import RunView
 
 
 def cited(view: RunView) -> list[ReportSentence]:

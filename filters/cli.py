@@ -16,10 +16,10 @@ from typing import Any
 
 import typer
 
-from filters.errors import FilterError, NoRunsError
-from filters.gates import FilterConfig, load_filter_config, select
-from filters.metrics import RunScore, ScoreConfig, aggregate, score_run
-from trajectories.runfile import read_run
+from citeloop.filters.errors import FilterError, NoRunsError
+from citeloop.filters.gates import FilterConfig, load_filter_config, select
+from citeloop.filters.metrics import RunScore, ScoreConfig, aggregate, score_run
+from citeloop.trajectories.runfile import read_run
 
 __all__ = ["FilterError", "register", "find_runs", "score_files"]
 

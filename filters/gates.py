@@ -18,13 +18,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from filters.diagnosis import CODES
-from filters.errors import FilterConfigError
-from filters.metrics import NUMERIC_FIELDS, RunScore, ScoreConfig
-from filters.recovery import FAILURE_KINDS
-from trajectories.header import content_digest
-from trajectories.models import Verdict
-from runtime.registry import read_yaml_mapping
+from citeloop.filters.diagnosis import CODES
+from citeloop.filters.errors import FilterConfigError
+from citeloop.filters.metrics import NUMERIC_FIELDS, RunScore, ScoreConfig
+from citeloop.filters.recovery import FAILURE_KINDS
+from citeloop.trajectories.header import content_digest
+from citeloop.trajectories.models import Verdict
+from citeloop.runtime.registry import read_yaml_mapping
 
 
 class Bound(BaseModel):

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from trajectories.events import BaseEvent
+from citeloop.trajectories.events import BaseEvent
 
 Unit = tuple[str, int]
 """(doc id, sentence index); sentence index -1 means the whole document (paragraph level)."""

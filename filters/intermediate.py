@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from filters.view import RunView
-from runtime.ledger import canonical_url
+from citeloop.filters.view import RunView
+from citeloop.runtime.ledger import canonical_url
 
 STATED_VERDICTS = frozenset({"entail", "partial"})
 NOT_FOUND_STATUSES = frozenset({"exhausted", "pending", "searching", "blocked"})

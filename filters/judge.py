@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from filters.errors import UnknownNameError
-from runtime.verifier import EvidenceText, LexicalVerifier, VerifierConfig
-from trajectories.models import Verdict
-from runtime.registry import load_object as import_object
+from citeloop.filters.errors import UnknownNameError
+from citeloop.runtime.verifier import EvidenceText, LexicalVerifier, VerifierConfig
+from citeloop.trajectories.models import Verdict
+from citeloop.runtime.registry import load_object as import_object
 
 
 @runtime_checkable
@@ -28,7 +28,7 @@ class CitationJudge(Protocol):
 
 
 class LexicalJudge:
-    """Term overlap with negation and number checks (`runtime.verifier.LexicalVerifier`)."""
+    """Term overlap with negation and number checks (`citeloop.runtime.verifier.LexicalVerifier`)."""
 
     name = "lexical"
     version = "1"

@@ -22,15 +22,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from filters import citations, intermediate
-from filters.diagnosis import DiagnosisConfig, diagnose
-from filters.errors import UnknownNameError
-from filters.judge import CitationJudge, load_object
-from filters.recovery import failure_modes
-from filters.view import RunView
-from trajectories.events import BaseEvent
-from trajectories.header import RunHeader
-from trajectories.runfile import RunFile
+from citeloop.filters import citations, intermediate
+from citeloop.filters.diagnosis import DiagnosisConfig, diagnose
+from citeloop.filters.errors import UnknownNameError
+from citeloop.filters.judge import CitationJudge, load_object
+from citeloop.filters.recovery import failure_modes
+from citeloop.filters.view import RunView
+from citeloop.trajectories.events import BaseEvent
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.runfile import RunFile
 
 Scorer = Callable[[RunView], Any]
 

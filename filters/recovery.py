@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from filters.view import RunView
+from citeloop.filters.view import RunView
 
 FAILURE_KINDS = ("irrelevant_results", "contradictions", "budget_nearly_spent")
 

@@ -1,7 +1,7 @@
 """A report as a list of sentences, each with its citations and its assertion kind.
 
 Scorers judge sentences, not report objects. `report_sentences` renders the report to
-Markdown (`runtime.report.render_markdown`) and walks its lines, so headings, gap notes,
+Markdown (`citeloop.runtime.report.render_markdown`) and walks its lines, so headings, gap notes,
 premise results and assumptions are present and classified like any other line. Claim
 and disagreement lines are taken from the report object itself: each claim is one
 sentence with its card ids as citations, exactly as the runtime bound them. The evidence
@@ -19,10 +19,10 @@ from collections.abc import Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from filters.assertions import SectionKind, SentenceKind, classify_sentence, section_kind, strip_markdown
-from runtime.report import citation_numbers, render_markdown
-from runtime.sentences import split_sentences
-from trajectories.models import Report, Verdict
+from citeloop.filters.assertions import SectionKind, SentenceKind, classify_sentence, section_kind, strip_markdown
+from citeloop.runtime.report import citation_numbers, render_markdown
+from citeloop.runtime.sentences import split_sentences
+from citeloop.trajectories.models import Report, Verdict
 
 MARKER = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 # The rendering's note after a claim's markers: " — entail, weak evidence, 1 independent source(s)".

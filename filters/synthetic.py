@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.ledger import AUTHORITY, PRIMACY
-from trajectories.events import (
+from citeloop.runtime.ledger import AUTHORITY, PRIMACY
+from citeloop.trajectories.events import (
     BaseEvent,
     CardCreated,
     ClaimDrafted,
@@ -32,8 +32,8 @@ from trajectories.events import (
     SubQuestionStatusChanged,
     VerdictReached,
 )
-from trajectories.header import ComponentRef, RunHeader, RunSpec
-from trajectories.models import (
+from citeloop.trajectories.header import ComponentRef, RunHeader, RunSpec
+from citeloop.trajectories.models import (
     Axis,
     Claim,
     Disagreement,

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from filters.judge import CachedJudge, CitationJudge, resolve_judge
-from filters.sentences import ReportSentence, report_sentences
-from trajectories.events import BaseEvent, PlanCreated, ReportWritten, RunFinished
-from trajectories.header import RunHeader
-from trajectories.models import EvidenceCard, Plan, Report, Verdict
-from trajectories.runfile import RunFile
+from citeloop.filters.judge import CachedJudge, CitationJudge, resolve_judge
+from citeloop.filters.sentences import ReportSentence, report_sentences
+from citeloop.trajectories.events import BaseEvent, PlanCreated, ReportWritten, RunFinished
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.models import EvidenceCard, Plan, Report, Verdict
+from citeloop.trajectories.runfile import RunFile
 
 
 @dataclass

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from runtime.injection import strip_invisible, web_address
-from runtime.ledger import AUTHORITY, Ledger
-from runtime.recorder import Recorder
-from trajectories.events import CitationRemoved
-from trajectories.models import (
+from citeloop.runtime.injection import strip_invisible, web_address
+from citeloop.runtime.ledger import AUTHORITY, Ledger
+from citeloop.runtime.recorder import Recorder
+from citeloop.trajectories.events import CitationRemoved
+from citeloop.trajectories.models import (
     Disagreement,
     EvidenceCard,
     ReadResponse,

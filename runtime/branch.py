@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from runtime.engine import HARD_LIMIT
-from runtime.policies import resolve_policies
-from runtime.policies.scripted import ScriptDivergence
-from runtime.replay import (
+from citeloop.runtime.engine import HARD_LIMIT
+from citeloop.runtime.policies import resolve_policies
+from citeloop.runtime.policies.scripted import ScriptDivergence
+from citeloop.runtime.replay import (
     LiveCorpus,
     ReplayError,
     ReplayRun,
@@ -29,11 +29,11 @@ from runtime.replay import (
     scripted_policies,
     write_run,
 )
-from runtime.session import ResearchKit, package_versions, run_id_for
-from trajectories.diff import diff_runs
-from trajectories.events import DECISION_TYPES, BaseEvent
-from trajectories.header import BranchOrigin, ComponentRef, RunHeader
-from trajectories.runfile import RunFile
+from citeloop.runtime.session import ResearchKit, package_versions, run_id_for
+from citeloop.trajectories.diff import diff_runs
+from citeloop.trajectories.events import DECISION_TYPES, BaseEvent
+from citeloop.trajectories.header import BranchOrigin, ComponentRef, RunHeader
+from citeloop.trajectories.runfile import RunFile
 
 
 def _ids(action: str) -> list[str]:

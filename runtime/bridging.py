@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from runtime.relations import RELATION_CUES, relation_path
-from runtime.text import content_terms, entity_spans, fold_accents, tokenize
-from trajectories.models import EvidenceCard, Plan
+from citeloop.runtime.relations import RELATION_CUES, relation_path
+from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
+from citeloop.trajectories.models import EvidenceCard, Plan
 
 CALENDAR_WORDS = frozenset(
     "january february march april may june july august september october november december "

@@ -13,13 +13,13 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from runtime.injection import suspected
-from runtime.ledger import Ledger
-from runtime.recorder import Recorder
-from runtime.text import content_terms
-from runtime.verifier import EvidenceText, Verifier, weaken
-from trajectories.events import ClaimDrafted, ClaimDropped, ClaimRewritten, EvidenceBound, VerdictReached
-from trajectories.models import Claim, EvidenceCard, Plan
+from citeloop.runtime.injection import suspected
+from citeloop.runtime.ledger import Ledger
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.text import content_terms
+from citeloop.runtime.verifier import EvidenceText, Verifier, weaken
+from citeloop.trajectories.events import ClaimDrafted, ClaimDropped, ClaimRewritten, EvidenceBound, VerdictReached
+from citeloop.trajectories.models import Claim, EvidenceCard, Plan
 
 PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
 CLAIMS_PER_SUBQ = 2
@@ -53,7 +53,7 @@ def select_cards(cards: list[EvidenceCard]) -> list[EvidenceCard]:
     nothing, so it is never a claim's evidence (a rhetorical question is also a favourite
     shape for an instruction planted in a page); nor is a sentence about write-ups of the
     page or their readers, or one the learned injection filter half suspects
-    (`runtime.injection.suspected`; the engine keeps such cards out before this, the check
+    (`citeloop.runtime.injection.suspected`; the engine keeps such cards out before this, the check
     here covers every other caller)."""
     chosen: list[EvidenceCard] = []
     seen_clusters: set[str] = set()

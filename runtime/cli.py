@@ -12,17 +12,17 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.table import Table
 
-from runtime import replay_cli
-from runtime.config import load_config
-from runtime.llm import model_spec
-from runtime.llm.client import ModelEndpoint
-from runtime.llm.parts import LLMPartsError
-from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
-from runtime.report import render_markdown
-from runtime.resume import resume_run
-from runtime.session import ResearchKit, run_research
-from trajectories.cli import CommandError
-from trajectories.runfile import read_run
+from citeloop.runtime import replay_cli
+from citeloop.runtime.config import load_config
+from citeloop.runtime.llm import model_spec
+from citeloop.runtime.llm.client import ModelEndpoint
+from citeloop.runtime.llm.parts import LLMPartsError
+from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
+from citeloop.runtime.report import render_markdown
+from citeloop.runtime.resume import resume_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.cli import CommandError
+from citeloop.trajectories.runfile import read_run
 
 console = Console()
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from runtime.registry import read_yaml_mapping
-from runtime.tools import RetryPolicy
-from runtime.verifier import VerifierConfig
-from trajectories.header import content_digest
+from citeloop.runtime.registry import read_yaml_mapping
+from citeloop.runtime.tools import RetryPolicy
+from citeloop.runtime.verifier import VerifierConfig
+from citeloop.trajectories.header import content_digest
 
 
 class Section(BaseModel):

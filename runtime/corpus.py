@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from runtime.sentences import split_sentences
-from trajectories.header import content_digest
+from citeloop.runtime.sentences import split_sentences
+from citeloop.trajectories.header import content_digest
 
 EMBEDDED_SOURCE = "embedded"
 EMBEDDED_RESOURCE = "data/corpus/multihop.jsonl"
@@ -270,9 +270,9 @@ this file). The paragraph text is from Wikipedia, licensed CC BY-SA; each docume
 `url` points at its article.
 
 ## How it was built
-`python -m runtime.corpus build-embedded <shared data dir>`, which runs
-`runtime.corpus.build_multihop_corpus` and writes this directory. Each line is one
-`runtime.corpus.Document` (publisher "Wikipedia", source_type "reference_work", undated).
+`python -m citeloop.runtime.corpus build-embedded <shared data dir>`, which runs
+`citeloop.runtime.corpus.build_multihop_corpus` and writes this directory. Each line is one
+`citeloop.runtime.corpus.Document` (publisher "Wikipedia", source_type "reference_work", undated).
 """
 
 
@@ -306,7 +306,7 @@ def write_embedded_corpus(documents: list[Document], shared_data_dir: str | Path
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2 or args[0] != "build-embedded":
-        print("usage: python -m runtime.corpus build-embedded SHARED_DATA_DIR", file=sys.stderr)
+        print("usage: python -m citeloop.runtime.corpus build-embedded SHARED_DATA_DIR", file=sys.stderr)
         return 2
     documents = build_multihop_corpus(args[1])
     target = write_embedded_corpus(documents, args[1])

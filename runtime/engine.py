@@ -14,20 +14,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from runtime.audit import audit_report, mirror_problem
-from runtime.claims import write_and_verify
-from runtime.config import ResearchConfig
-from runtime.injection import findings_by_line, strip_invisible, suspected
-from runtime.ledger import Ledger
-from runtime.planner import SLOT, Planner
-from runtime.policies import AngleCandidate, DecisionObserver, PolicySet
-from runtime.bridging import focus_terms, names_title, rank_bridge_candidates
-from runtime.recorder import Recorder
-from runtime.report import SubQuestionOutcome, build_report
-from runtime.text import content_terms, fold_accents, term_overlap, tokenize
-from runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
-from runtime.verifier import Verifier
-from trajectories.events import (
+from citeloop.runtime.audit import audit_report, mirror_problem
+from citeloop.runtime.claims import write_and_verify
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.injection import findings_by_line, strip_invisible, suspected
+from citeloop.runtime.ledger import Ledger
+from citeloop.runtime.planner import SLOT, Planner
+from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
+from citeloop.runtime.bridging import focus_terms, names_title, rank_bridge_candidates
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.report import SubQuestionOutcome, build_report
+from citeloop.runtime.text import content_terms, fold_accents, term_overlap, tokenize
+from citeloop.runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
+from citeloop.runtime.verifier import Verifier
+from citeloop.trajectories.events import (
     AngleDecision,
     AngleState,
     CardCreated,
@@ -52,8 +52,8 @@ from trajectories.events import (
     SubQuestionAdded,
     SubQuestionStatusChanged,
 )
-from trajectories.header import RunHeader
-from trajectories.models import EvidenceCard, Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.models import EvidenceCard, Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
 
 HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
 BRIDGE_LEADS = 3
@@ -113,7 +113,7 @@ class ResearchEngine:
         self.sleep = sleep
         # `write_and_verify`'s signature; the LLM writer and critic come in through here.
         self.claim_stage = claim_stage or write_and_verify
-        # The injection filter's optional model check (`runtime.llm.screen`), after its rules.
+        # The injection filter's optional model check (`citeloop.runtime.llm.screen`), after its rules.
         self.screen = screen
 
     # ------------------------------------------------------------------ run
@@ -147,7 +147,7 @@ class ResearchEngine:
         self._mirror_checked: dict[tuple[str, int], bool] = {}
         """(card id, pages read) -> the card is not a mirror's addition (`_usable_cards`)."""
         self._suspected: dict[str, bool] = {}
-        """card id -> its quote is a suspect (`runtime.injection.suspected`, `_usable_cards`)."""
+        """card id -> its quote is a suspect (`citeloop.runtime.injection.suspected`, `_usable_cards`)."""
         self.searches = self.reads = 0
         gains: list[int] = []
         new_cards: list[int] = []
@@ -212,9 +212,9 @@ class ResearchEngine:
 
     def _usable_cards(self, sid: str) -> list[EvidenceCard]:
         """The sub-question's cards, less what a lower-graded copy added to a page read in
-        this run (`runtime.audit.mirror_problem`) and less suspect quotes (about write-ups of
+        this run (`citeloop.runtime.audit.mirror_problem`) and less suspect quotes (about write-ups of
         the page, or half suspected by the learned injection filter:
-        `runtime.injection.suspected`). Such a quote neither names a bridge nor counts as a
+        `citeloop.runtime.injection.suspected`). Such a quote neither names a bridge nor counts as a
         source nor becomes a claim: the output audit would strike a mirror's citation anyway,
         but only after a name planted in it had steered the next hop's searches."""
         pages = [page for page, _ in self.read_docs.values()]

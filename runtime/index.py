@@ -19,8 +19,8 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from runtime.corpus import Corpus
-from runtime.text import fold_accents
+from citeloop.runtime.corpus import Corpus
+from citeloop.runtime.text import fold_accents
 
 # Bump when tokenisation or BM25 parameters change: the cache key must change with them.
 INDEX_FORMAT = 2  # 2: accents folded

@@ -15,8 +15,8 @@ import unicodedata
 
 from pydantic import BaseModel, ConfigDict
 
-from runtime.injection_model import shipped_model
-from runtime.scripts import script_islands
+from citeloop.runtime.injection_model import shipped_model
+from citeloop.runtime.scripts import script_islands
 
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x00AD, 0x00AD),  # soft hyphen
@@ -423,7 +423,7 @@ def speaks_of_derived_text(text: str) -> str | None:
     """The cue, when a sentence talks about texts made from the page or about their readers
     ("summaries of this article", "any answer about", "readers", "restated"): half of an
     injection, not enough to flag it. Such a sentence is kept as evidence but is never a
-    claim's (`runtime.claims.select_cards`): it states something about write-ups, not about
+    claim's (`citeloop.runtime.claims.select_cards`): it states something about write-ups, not about
     the subject, and it is where an instruction that slipped past the rules hides."""
     return _DOWNSTREAM(_normalise(text), _cased(text))
 
@@ -433,7 +433,7 @@ def suspected(text: str) -> str | None:
     texts made from the page (`speaks_of_derived_text`: half of an injection), or the learned
     filter half suspects it (a score at or above its `suspect_at`, below its threshold). A
     suspect card stays in the ledger but is inert: it names no bridge, counts as no source and
-    is no claim's quote (`runtime.engine`, `runtime.claims.select_cards`)."""
+    is no claim's quote (`runtime.engine`, `citeloop.runtime.claims.select_cards`)."""
     derived = speaks_of_derived_text(text)
     if derived:
         return f"speaks of texts made from the page ({derived!r})"

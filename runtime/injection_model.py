@@ -8,7 +8,7 @@ steering attempts; planted statements are never flagged by the rules, so never p
 against clean sentences of the 2WikiMultiHopQA corpus, and it scores every sentence the rules
 let through. A sentence at or above the threshold is kept out of evidence like a flagged one.
 A sentence at or above the lower `suspect_at` score is kept in the ledger but inert: it names
-no bridge, counts as no source and is no claim's quote (`runtime.injection.suspected`). What
+no bridge, counts as no source and is no claim's quote (`citeloop.runtime.injection.suspected`). What
 the filter half suspects should neither steer the research nor be stated.
 
 Features: lower-cased word unigrams and bigrams, character 4-grams of each word (with its
@@ -43,7 +43,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 def features(text: str) -> list[int]:
     """The sentence's hashed n-gram buckets, sorted and each once. `text` is already
-    stripped of invisible characters (`runtime.injection.strip_invisible`)."""
+    stripped of invisible characters (`citeloop.runtime.injection.strip_invisible`)."""
     lowered = text.lower()
     tokens = _TOKEN.findall(lowered)
     han = _HAN.findall(lowered)
@@ -122,5 +122,5 @@ def shipped_model() -> InjectionModel:
     """The model shipped with the package."""
     if not MODEL_PATH.exists():
         raise FileNotFoundError(f"{MODEL_PATH}: the injection filter's model is missing from this install "
-                                "(rebuild it with `python -m eval.train_injection_filter`)")
+                                "(rebuild it with `python -m citeloop.eval.train_injection_filter`)")
     return InjectionModel.load(MODEL_PATH)

@@ -15,11 +15,11 @@ from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 
 from datasketch import MinHash
 
-from runtime.config import LedgerSettings
-from runtime.text import tokenize
-from runtime.verifier import EvidenceText, Verifier
-from trajectories.header import content_digest
-from trajectories.models import EvidenceCard, EvidenceType, Grade, ReadResponse
+from citeloop.runtime.config import LedgerSettings
+from citeloop.runtime.text import tokenize
+from citeloop.runtime.verifier import EvidenceText, Verifier
+from citeloop.trajectories.header import content_digest
+from citeloop.trajectories.models import EvidenceCard, EvidenceType, Grade, ReadResponse
 
 TRACKING_PARAMS = frozenset(
     {"utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "gclid", "fbclid", "spm", "ref", "from",

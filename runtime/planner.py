@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from runtime.config import PlannerSettings
-from runtime.relations import RelationPath, relation_path
-from runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
-from trajectories.models import Axis, Plan, Premise, SubQuestion
+from citeloop.runtime.config import PlannerSettings
+from citeloop.runtime.relations import RelationPath, relation_path
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
+from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
 SLOT = re.compile(r"\{(sq\d+)\}")
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".

@@ -18,8 +18,8 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from trajectories.events import BaseEvent, DocumentRead, QueryIssued, SearchResult, TextBlob
-from trajectories.models import ReadResponse, SearchResponse, Sentence
+from citeloop.trajectories.events import BaseEvent, DocumentRead, QueryIssued, SearchResult, TextBlob
+from citeloop.trajectories.models import ReadResponse, SearchResponse, Sentence
 
 NOT_RECORDED = "not recorded"
 

@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, TypeVar
 
-from trajectories.events import BaseEvent, RunMeta, TextBlob
-from trajectories.header import RunHeader
-from trajectories.runfile import EventSink, dumps_line
+from citeloop.trajectories.events import BaseEvent, RunMeta, TextBlob
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.runfile import EventSink, dumps_line
 
 CRASH_ENV = "CITELOOP_CRASH_AFTER_EVENTS"
 """Test hook: the process dies (exit 137, as after kill -9) once this many events are written."""

@@ -18,21 +18,21 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from runtime.config import ResearchConfig
-from runtime.engine import HARD_LIMIT, ResearchEngine
-from runtime.llm.parts import MODEL_PART_VERSIONS, LLMPartsError, RunParts, parts_from_header
-from runtime.planner import Planner, PlanValidationError, QuestionError, resolve_planner
-from runtime.policies import PolicySet, resolve_policies
-from runtime.policies.scripted import ScriptDivergence, ScriptedAngle, ScriptedRead, ScriptedStop
-from runtime.recorded_tools import NOT_RECORDED, LazyTool, RecordedReadTool, RecordedSearchTool, ToolRecord
-from runtime.recorder import Recorder
-from runtime.session import ResearchKit, package_versions
-from runtime.tools import CorpusReadTool, CorpusSearchTool
-from runtime.verifier import Verifier, resolve_verifier
-from trajectories.diff import RunDiff
-from trajectories.events import DECISION_TYPES, NONDETERMINISTIC_TYPES, BaseEvent, event_to_dict
-from trajectories.header import RunHeader, RunSpec
-from trajectories.runfile import FileSink, MemorySink, RunFile
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.engine import HARD_LIMIT, ResearchEngine
+from citeloop.runtime.llm.parts import MODEL_PART_VERSIONS, LLMPartsError, RunParts, parts_from_header
+from citeloop.runtime.planner import Planner, PlanValidationError, QuestionError, resolve_planner
+from citeloop.runtime.policies import PolicySet, resolve_policies
+from citeloop.runtime.policies.scripted import ScriptDivergence, ScriptedAngle, ScriptedRead, ScriptedStop
+from citeloop.runtime.recorded_tools import NOT_RECORDED, LazyTool, RecordedReadTool, RecordedSearchTool, ToolRecord
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.session import ResearchKit, package_versions
+from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool
+from citeloop.runtime.verifier import Verifier, resolve_verifier
+from citeloop.trajectories.diff import RunDiff
+from citeloop.trajectories.events import DECISION_TYPES, NONDETERMINISTIC_TYPES, BaseEvent, event_to_dict
+from citeloop.trajectories.header import RunHeader, RunSpec
+from citeloop.trajectories.runfile import FileSink, MemorySink, RunFile
 
 
 class ReplayError(ValueError):

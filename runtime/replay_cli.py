@@ -15,17 +15,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from runtime.branch import branch_run
-from runtime.config import ConfigError
-from runtime.corpus import CorpusError
-from runtime.planner import PlanValidationError, QuestionError
-from runtime.policies import PolicyError
-from runtime.replay import ReplayCheck, ReplayError, ReplayRun, check_run
-from runtime.swap import swap_run
-from runtime.rescore import ScorerError, resolve_scorer
-from trajectories.cli import CommandError
-from trajectories.diff import DiffError, render_diff
-from trajectories.runfile import RunFileError, read_run
+from citeloop.runtime.branch import branch_run
+from citeloop.runtime.config import ConfigError
+from citeloop.runtime.corpus import CorpusError
+from citeloop.runtime.planner import PlanValidationError, QuestionError
+from citeloop.runtime.policies import PolicyError
+from citeloop.runtime.replay import ReplayCheck, ReplayError, ReplayRun, check_run
+from citeloop.runtime.swap import swap_run
+from citeloop.runtime.rescore import ScorerError, resolve_scorer
+from citeloop.trajectories.cli import CommandError
+from citeloop.trajectories.diff import DiffError, render_diff
+from citeloop.trajectories.runfile import RunFileError, read_run
 
 console = Console()
 ERRORS = (ReplayError, RunFileError, PolicyError, ConfigError, CorpusError, PlanValidationError, QuestionError,

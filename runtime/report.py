@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runtime.claims import CheckedClaim
-from runtime.ledger import Ledger
-from trajectories.models import Disagreement, Gap, Plan, Report, ReportClaim, ReportSection, SubQuestionStatus
+from citeloop.runtime.claims import CheckedClaim
+from citeloop.runtime.ledger import Ledger
+from citeloop.trajectories.models import Disagreement, Gap, Plan, Report, ReportClaim, ReportSection, SubQuestionStatus
 
 
 @dataclass

@@ -18,10 +18,10 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from runtime.verifier import VERIFIERS, EvidenceText, Verifier, VerifierConfig, resolve_verifier
-from trajectories.diff import final_verdicts
-from trajectories.runfile import RunFile
-from runtime.registry import load_object as load_named
+from citeloop.runtime.verifier import VERIFIERS, EvidenceText, Verifier, VerifierConfig, resolve_verifier
+from citeloop.trajectories.diff import final_verdicts
+from citeloop.trajectories.runfile import RunFile
+from citeloop.runtime.registry import load_object as load_named
 
 
 class ScorerError(ValueError):

@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from runtime.engine import ResearchEngine, RunResult
-from runtime.policies.scripted import ScriptDivergence
-from runtime.recorded_tools import RecordedReadTool, RecordedSearchTool, ToolRecord
-from runtime.recorder import ResumeDivergence, ResumeRecorder
-from runtime.replay import LiveCorpus, ReplayError, build_components
-from runtime.session import ResearchKit
-from runtime.tools import CorpusReadTool, CorpusSearchTool
-from trajectories.runfile import FileSink, read_run, truncate_torn_tail
+from citeloop.runtime.engine import ResearchEngine, RunResult
+from citeloop.runtime.policies.scripted import ScriptDivergence
+from citeloop.runtime.recorded_tools import RecordedReadTool, RecordedSearchTool, ToolRecord
+from citeloop.runtime.recorder import ResumeDivergence, ResumeRecorder
+from citeloop.runtime.replay import LiveCorpus, ReplayError, build_components
+from citeloop.runtime.session import ResearchKit
+from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool
+from citeloop.trajectories.runfile import FileSink, read_run, truncate_torn_tail
 
 
 @dataclass

@@ -15,22 +15,22 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-import trajectories
-from runtime.config import ResearchConfig
-from runtime.corpus import Corpus, load_corpus, load_embedded_corpus
-from runtime.engine import ResearchEngine, RunResult
-from runtime.index import BM25Index
-from runtime.llm import ChatClient, ModelEndpoint, ResponseCache, make_client
-from runtime.llm.parts import build_parts, client_args
-from runtime.llm.prompts import PROMPTS_DIR
-from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
-from runtime.planner import Planner
-from runtime.policies import resolve_policies
-from runtime.recorder import Recorder
-from runtime.tools import CorpusReadTool, CorpusSearchTool, ReadTool, SearchTool
-from runtime.verifier import Verifier
-from trajectories.header import ComponentRef, RunHeader, RunSpec, content_digest
-from trajectories.runfile import EventSink, FileSink
+import citeloop.trajectories as trajectories
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.corpus import Corpus, load_corpus, load_embedded_corpus
+from citeloop.runtime.engine import ResearchEngine, RunResult
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.llm import ChatClient, ModelEndpoint, ResponseCache, make_client
+from citeloop.runtime.llm.parts import build_parts, client_args
+from citeloop.runtime.llm.prompts import PROMPTS_DIR
+from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
+from citeloop.runtime.planner import Planner
+from citeloop.runtime.policies import resolve_policies
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool, ReadTool, SearchTool
+from citeloop.runtime.verifier import Verifier
+from citeloop.trajectories.header import ComponentRef, RunHeader, RunSpec, content_digest
+from citeloop.trajectories.runfile import EventSink, FileSink
 
 PACKAGES = ("citeloop", "pydantic", "bm25s", "datasketch", "PyStemmer")
 

@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from runtime.policies.scripted import ScriptDivergence
-from runtime.replay import (
+from citeloop.runtime.policies.scripted import ScriptDivergence
+from citeloop.runtime.replay import (
     LiveCorpus,
     ReplayError,
     ReplayRun,
@@ -26,11 +26,11 @@ from runtime.replay import (
     recorded_tools,
     write_run,
 )
-from runtime.session import ResearchKit, package_versions, run_id_for
-from runtime.tools import CorpusReadTool, CorpusSearchTool
-from trajectories.diff import diff_runs
-from trajectories.header import ComponentRef, RunHeader
-from trajectories.runfile import RunFile
+from citeloop.runtime.session import ResearchKit, package_versions, run_id_for
+from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool
+from citeloop.trajectories.diff import diff_runs
+from citeloop.trajectories.header import ComponentRef, RunHeader
+from citeloop.trajectories.runfile import RunFile
 
 SWAP_KINDS = ("tools", "policy", "verifier")
 TOOL_SWAP_KEYS = ("corpus", "search")

@@ -16,9 +16,9 @@ from typing import Protocol, TypeVar, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from runtime.corpus import Corpus
-from runtime.index import BM25Index, tokenize
-from trajectories.models import (
+from citeloop.runtime.corpus import Corpus
+from citeloop.runtime.index import BM25Index, tokenize
+from citeloop.trajectories.models import (
     TRANSIENT_STATUSES,
     ReadResponse,
     SearchHit,

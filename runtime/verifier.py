@@ -16,11 +16,11 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from runtime.numbers import NumberMention, extract_numbers, numbers_match
-from runtime.sentences import split_sentences
-from runtime.text import STOPWORDS, content_terms, term_overlap, term_pairs, tokenize
-from trajectories.models import EvidenceCard, Verdict, VerdictRecord
-from runtime.registry import load_object
+from citeloop.runtime.numbers import NumberMention, extract_numbers, numbers_match
+from citeloop.runtime.sentences import split_sentences
+from citeloop.runtime.text import STOPWORDS, content_terms, term_overlap, term_pairs, tokenize
+from citeloop.trajectories.models import EvidenceCard, Verdict, VerdictRecord
+from citeloop.runtime.registry import load_object
 
 __all__ = [
     "VerifierConfig", "EvidenceText", "Verifier", "LexicalVerifier", "weaken",

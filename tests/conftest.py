@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.session import ResearchKit
+from citeloop.runtime.session import ResearchKit
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -30,7 +30,7 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> ResearchKit:
 def tiny_model(tmp_path_factory: pytest.TempPathFactory, kit: ResearchKit) -> Path:
     """A tiny causal LM (tokenizer trained on the embedded corpus, 2 layers), built once per session."""
     pytest.importorskip("transformers")
-    from training.base_model import build_tiny_model
+    from citeloop.training.base_model import build_tiny_model
 
     return build_tiny_model(tmp_path_factory.mktemp("models") / "tiny", kit.corpus, seed=0)
 
@@ -38,7 +38,7 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory, kit: ResearchKit) -> Pa
 @pytest.fixture(scope="session")
 def vllm_interpreter() -> str:
     """The Python that has vLLM (`CITELOOP_VLLM_PYTHON`, else this one); skips when it has none."""
-    from training.serve import ServeError, probe_vllm, vllm_python
+    from citeloop.training.serve import ServeError, probe_vllm, vllm_python
 
     python = vllm_python()
     try:

@@ -10,11 +10,11 @@ import json
 import re
 from collections.abc import Callable
 
-from runtime.llm import Constraint, RenderedPrompt, Scripted
-from runtime.recorder import Recorder
-from trajectories.header import ComponentRef, RunHeader, RunSpec
-from trajectories.models import EvidenceCard, Grade
-from trajectories.runfile import MemorySink
+from citeloop.runtime.llm import Constraint, RenderedPrompt, Scripted
+from citeloop.runtime.recorder import Recorder
+from citeloop.trajectories.header import ComponentRef, RunHeader, RunSpec
+from citeloop.trajectories.models import EvidenceCard, Grade
+from citeloop.trajectories.runfile import MemorySink
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 BLOCK = re.compile(r"<<<UNTRUSTED_EVIDENCE source=(\".*?\") date=.*?>>>\n(.*?)\n<<<END_UNTRUSTED_EVIDENCE>>>",

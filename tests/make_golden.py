@@ -22,9 +22,9 @@ GOLDEN_PATH = Path(__file__).resolve().parent / "golden" / "leland_heuristic.jso
 
 def normalise(lines: list[str]) -> list[str]:
     """Drop wall-clock lines and blank the package versions in the header."""
-    from trajectories.events import parse_event
-    from trajectories.header import RunHeader
-    from trajectories.runfile import dumps_line
+    from citeloop.trajectories.events import parse_event
+    from citeloop.trajectories.header import RunHeader
+    from citeloop.trajectories.runfile import dumps_line
 
     out = []
     for line in lines:
@@ -41,8 +41,8 @@ def normalise(lines: list[str]) -> list[str]:
 
 def golden_lines(kit) -> list[str]:  # noqa: ANN001 - a runtime.session.ResearchKit
     """Run the golden question with `kit` and return its normalised deterministic lines."""
-    from runtime.session import run_research
-    from trajectories.runfile import deterministic_lines
+    from citeloop.runtime.session import run_research
+    from citeloop.trajectories.runfile import deterministic_lines
 
     with tempfile.TemporaryDirectory() as tmp:
         _, path = run_research(GOLDEN_QUESTION, kit, None, policy_spec=GOLDEN_POLICY, seed=GOLDEN_SEED,
@@ -52,7 +52,7 @@ def golden_lines(kit) -> list[str]:  # noqa: ANN001 - a runtime.session.Research
 
 
 def main() -> int:
-    from runtime.session import ResearchKit
+    from citeloop.runtime.session import ResearchKit
 
     with tempfile.TemporaryDirectory() as cache:
         kit = ResearchKit.load(cache_dir=Path(cache))

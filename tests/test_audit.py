@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 from llm_scripts import LELAND, card, recorder
 
-from runtime.audit import audit_report, citation_problem, copies, mirror_problem
-from runtime.injection import detect_injection
-from runtime.session import ResearchKit, run_research
-from trajectories.events import CitationRemoved
-from trajectories.models import (
+from citeloop.runtime.audit import audit_report, citation_problem, copies, mirror_problem
+from citeloop.runtime.injection import detect_injection
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import CitationRemoved
+from citeloop.trajectories.models import (
     Disagreement,
     ReadResponse,
     Report,
@@ -19,7 +19,7 @@ from trajectories.models import (
     ReportSection,
     Sentence,
 )
-from trajectories.runfile import MemorySink
+from citeloop.trajectories.runfile import MemorySink
 
 
 def source(doc_id: str, *sentences: str, url: str | None = None, publisher: str = "example.org") -> ReadResponse:
@@ -141,8 +141,8 @@ def test_what_a_lower_graded_copy_adds_to_a_page_is_not_evidence() -> None:
 
 def test_a_run_that_reads_a_page_and_its_polluted_copy_reports_nothing_only_the_copy_says(
         kit: ResearchKit) -> None:
-    from runtime.corpus import Corpus, Document
-    from runtime.index import BM25Index
+    from citeloop.runtime.corpus import Corpus, Document
+    from citeloop.runtime.index import BM25Index
 
     clean, _ = run_research(LELAND, kit, out_dir=None, sink=MemorySink())
     target = kit.corpus.by_id[clean.report.evidence[0].doc_id]  # a page the clean report cites

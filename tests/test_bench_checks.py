@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eval.bench_checks import main
+from citeloop.eval.bench_checks import main
 
 
 def test_two_questions_give_a_firing_table_per_pipeline(tmp_path: Path, capsys) -> None:  # noqa: ANN001

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from eval.bench_injection import (
+from citeloop.eval.bench_injection import (
     _cited_doc,
     _run,
     evaluate,
@@ -18,12 +18,12 @@ from eval.bench_injection import (
     screen_measure,
     summarise,
 )
-from eval.injection_docs import MARKERS, TEMPLATES, InjectionTemplate, poisoned_copy, poisoned_in_place
-from runtime.corpus import Corpus, Document
-from runtime.injection import strip_invisible
-from runtime.llm import RenderedPrompt
-from runtime.llm.prompts import DataItem, PromptLibrary
-from runtime.session import ResearchKit
+from citeloop.eval.injection_docs import MARKERS, TEMPLATES, InjectionTemplate, poisoned_copy, poisoned_in_place
+from citeloop.runtime.corpus import Corpus, Document
+from citeloop.runtime.injection import strip_invisible
+from citeloop.runtime.llm import RenderedPrompt
+from citeloop.runtime.llm.prompts import DataItem, PromptLibrary
+from citeloop.runtime.session import ResearchKit
 
 LELAND_Q = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 DOC = Document(id="d1", title="Maximum Overdrive", text="Maximum Overdrive is a 1986 film. It was shot in Leland.",
@@ -118,8 +118,8 @@ def test_in_place_evaluation_poisons_each_page_once(kit: ResearchKit) -> None:
 
 
 def test_the_model_check_is_measured_as_a_classifier_on_poisoned_and_clean_pages(kit: ResearchKit) -> None:
-    from runtime.llm import FakeChatClient
-    from runtime.llm.screen import LLMInjectionScreen
+    from citeloop.runtime.llm import FakeChatClient
+    from citeloop.runtime.llm.screen import LLMInjectionScreen
 
     def marker_spotter(prompt: RenderedPrompt, constraint: object) -> str:
         return "instruction" if any(m in prompt.messages[-1].content for m in MARKERS) else "clean"
@@ -139,7 +139,7 @@ def test_the_model_check_is_measured_as_a_classifier_on_poisoned_and_clean_pages
 
 
 def test_a_bad_screen_model_is_a_usage_error(tmp_path) -> None:  # noqa: ANN001
-    from eval.bench_injection import main
+    from citeloop.eval.bench_injection import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["--groups", "tuned", "--per-template", "0", "--screen-llm", str(tmp_path / "nope.yaml"),
@@ -153,7 +153,7 @@ def test_a_bad_screen_model_is_a_usage_error(tmp_path) -> None:  # noqa: ANN001
 ])
 def test_bad_groups_or_placements_are_usage_errors(argv: list[str], message: str, tmp_path,  # noqa: ANN001
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    from eval.bench_injection import main
+    from citeloop.eval.bench_injection import main
 
     with pytest.raises(SystemExit) as exit_info:
         main([*argv, "--out", str(tmp_path / "o.json")])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
+from citeloop.eval.cli import main
 
 QUESTION = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 

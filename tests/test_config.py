@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.config import ConfigError, ResearchConfig, load_config
+from citeloop.runtime.config import ConfigError, ResearchConfig, load_config
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "research"
 

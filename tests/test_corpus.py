@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.corpus import (
+from citeloop.runtime.corpus import (
     Corpus,
     CorpusError,
     Document,
@@ -15,7 +15,7 @@ from runtime.corpus import (
     load_corpus,
     load_embedded_corpus,
 )
-from runtime.sentences import split_sentences
+from citeloop.runtime.sentences import split_sentences
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 needs_shared = pytest.mark.skipif(

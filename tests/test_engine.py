@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from runtime.config import PlannerSettings, ResearchConfig, load_config
-from runtime.corpus import Corpus, Document, load_corpus
-from runtime.engine import RunResult, _named_in
-from runtime.index import BM25Index
-from runtime.session import ResearchKit, run_research
-from runtime.tools import CorpusReadTool, CorpusSearchTool, FaultInjectingReadTool, FaultInjectingSearchTool
-from trajectories.events import BaseEvent
-from trajectories.runfile import MemorySink, deterministic_lines
+from citeloop.runtime.config import PlannerSettings, ResearchConfig, load_config
+from citeloop.runtime.corpus import Corpus, Document, load_corpus
+from citeloop.runtime.engine import RunResult, _named_in
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool, FaultInjectingReadTool, FaultInjectingSearchTool
+from citeloop.trajectories.events import BaseEvent
+from citeloop.trajectories.runfile import MemorySink, deterministic_lines
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 TOOL_STATUSES = ["ok", "empty", "timeout", "rate_limited", "parse_error", "refused"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from eval.datasets import DEFAULT_DATA_DIR
+from citeloop.eval.cli import main
+from citeloop.eval.datasets import DEFAULT_DATA_DIR
 
 PNG = b"\x89PNG\r\n\x1a\n"
 needs_data = pytest.mark.skipif(not DEFAULT_DATA_DIR.is_dir(), reason="shared data directory not present")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.datasets import (DEFAULT_DATA_DIR, DatasetError, EvalSet, load_2wiki, load_eval_set, load_hotpotqa,
+from citeloop.eval.datasets import (DEFAULT_DATA_DIR, DatasetError, EvalSet, load_2wiki, load_eval_set, load_hotpotqa,
                            load_musique, load_scifact, load_user_set, load_wice, wiki2_type)
-from runtime.session import ResearchKit
+from citeloop.runtime.session import ResearchKit
 
 pytestmark = pytest.mark.skipif(not DEFAULT_DATA_DIR.is_dir(), reason="shared data directory not present")
 

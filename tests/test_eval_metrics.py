@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from eval.gold import gold_precision, gold_recall, sp_metrics, unit_hits
-from eval.verifier_eval import classification_scores, majority_baseline, score_pairs, Pair, VERDICT_MAPS, WICE_LABELS
+from citeloop.eval.gold import gold_precision, gold_recall, sp_metrics, unit_hits
+from citeloop.eval.verifier_eval import classification_scores, majority_baseline, score_pairs, Pair, VERDICT_MAPS, WICE_LABELS
 
 
 def test_sp_exact_match() -> None:
@@ -93,8 +93,8 @@ def test_wice_mapping_and_gain() -> None:
 
 
 def test_direction_prototype_turns_an_opposite_effect_into_a_conflict() -> None:
-    from eval.verifier_proto import DirectionVerifier
-    from runtime.verifier import EvidenceText, LexicalVerifier
+    from citeloop.eval.verifier_proto import DirectionVerifier
+    from citeloop.runtime.verifier import EvidenceText, LexicalVerifier
 
     claim = "Activation of PPM1D enhances p53 function in tumour cells."
     evidence = [EvidenceText(card_id="d#s0", text="Activation of PPM1D inhibits p53 function in tumour cells.")]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from filters.assertions import classify_sentence, is_assertion
-from filters.sentences import markdown_sentences, report_sentences
-from filters.synthetic import TrajectoryBuilder
+from citeloop.filters.assertions import classify_sentence, is_assertion
+from citeloop.filters.sentences import markdown_sentences, report_sentences
+from citeloop.filters.synthetic import TrajectoryBuilder
 
 
 @pytest.mark.parametrize("sentence", [

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from filters.errors import UnknownNameError
-from filters.judge import LexicalJudge, resolve_judge
-from filters.metrics import score_run
-from filters.synthetic import TrajectoryBuilder
+from citeloop.filters.errors import UnknownNameError
+from citeloop.filters.judge import LexicalJudge, resolve_judge
+from citeloop.filters.metrics import score_run
+from citeloop.filters.synthetic import TrajectoryBuilder
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "data" / "scifact"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from runtime.session import ResearchKit, run_research
+from citeloop.eval.cli import main
+from citeloop.runtime.session import ResearchKit, run_research
 
 QUESTIONS = [
     "Who directed the film that was shot in or around Leland, North Carolina in 1986?",

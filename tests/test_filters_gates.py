@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from filters.errors import FilterConfigError
-from filters.gates import FilterConfig, gate_failures, load_filter_config, run_hash, select
-from filters.metrics import RunScore
+from citeloop.filters.errors import FilterConfigError
+from citeloop.filters.gates import FilterConfig, gate_failures, load_filter_config, run_hash, select
+from citeloop.filters.metrics import RunScore
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs" / "filters"
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from filters.diagnosis import DiagnosisConfig, diagnose
-from filters.errors import UnknownNameError
-from filters.metrics import SCORERS, RunScore, ScoreConfig, aggregate, resolve_scorer, score_run
-from filters.synthetic import TrajectoryBuilder
-from runtime.session import ResearchKit, run_research
-from trajectories.runfile import MemorySink, read_run
+from citeloop.filters.diagnosis import DiagnosisConfig, diagnose
+from citeloop.filters.errors import UnknownNameError
+from citeloop.filters.metrics import SCORERS, RunScore, ScoreConfig, aggregate, resolve_scorer, score_run
+from citeloop.filters.synthetic import TrajectoryBuilder
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import MemorySink, read_run
 
 QUESTIONS = [
     "Who directed the film that was shot in or around Leland, North Carolina in 1986?",
@@ -188,12 +188,12 @@ def test_healthy_metrics_have_no_diagnosis_and_thresholds_come_from_config() -> 
 
 def test_scorers_are_plain_callables_resolved_by_name_or_path() -> None:
     assert resolve_scorer("coverage") is SCORERS["coverage"]
-    assert resolve_scorer("filters.intermediate:searches") is SCORERS["searches"]
+    assert resolve_scorer("citeloop.filters.intermediate:searches") is SCORERS["searches"]
     with pytest.raises(UnknownNameError, match="citation_correctness"):
         resolve_scorer("citation_corectness")
     b = _process_run()
-    s = _score(b, scorers=["filters.intermediate:reads", lambda view: len(view.events)])
-    assert s.extra["filters.intermediate:reads"] == 3
+    s = _score(b, scorers=["citeloop.filters.intermediate:reads", lambda view: len(view.events)])
+    assert s.extra["citeloop.filters.intermediate:reads"] == 3
     assert s.extra["<lambda>"] == len(b.events)
 
 

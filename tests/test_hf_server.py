@@ -9,7 +9,7 @@ import pytest
 openai = pytest.importorskip("openai")
 pytest.importorskip("transformers")
 
-from training.hf_server import ChatModel, HFServerError, served_hf  # noqa: E402
+from citeloop.training.hf_server import ChatModel, HFServerError, served_hf  # noqa: E402
 
 MESSAGES = [{"role": "system", "content": "Answer with STOP or CONTINUE."},
             {"role": "user", "content": "Coverage 0.40 (target 0.85). Stop now?"}]

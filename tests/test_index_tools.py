@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime.corpus import Corpus, Document, load_embedded_corpus
-from runtime.index import BM25Index
-from runtime.tools import (
+from citeloop.runtime.corpus import Corpus, Document, load_embedded_corpus
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.tools import (
     CorpusReadTool,
     CorpusSearchTool,
     FaultInjectingReadTool,
@@ -21,7 +21,7 @@ from runtime.tools import (
     read_with_retry,
     search_with_retry,
 )
-from trajectories.models import SearchResponse
+from citeloop.trajectories.models import SearchResponse
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from runtime.injection import (
+from citeloop.runtime.injection import (
     DATA_BLOCK_CLOSE,
     DATA_BLOCK_OPEN,
     InjectionFinding,

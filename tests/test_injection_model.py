@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval.train_injection_filter import (
+from citeloop.eval.train_injection_filter import (
     SUSPECT_SHARE,
     pick_suspect_at,
     pick_threshold,
     positives,
 )
-from eval.train_injection_filter import main as train_main
-from runtime.injection import detect_injection, page_findings, suspected
-from runtime.injection_model import BUCKETS, InjectionModel, features, shipped_model
+from citeloop.eval.train_injection_filter import main as train_main
+from citeloop.runtime.injection import detect_injection, page_findings, suspected
+from citeloop.runtime.injection_model import BUCKETS, InjectionModel, features, shipped_model
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

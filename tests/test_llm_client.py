@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from runtime.llm import (
+from citeloop.runtime.llm import (
     Constraint,
     ModelEndpoint,
     OpenAIChatClient,
@@ -24,11 +24,11 @@ from runtime.llm import (
     chat_and_record,
     make_client,
 )
-from runtime.llm.cache import CACHE_ENV
-from runtime.recorder import Recorder
-from trajectories.events import ModelCall, ModelMessage, RunMeta, parse_event
-from trajectories.header import ComponentRef, RunHeader, RunSpec
-from trajectories.runfile import MemorySink, dumps_line
+from citeloop.runtime.llm.cache import CACHE_ENV
+from citeloop.runtime.recorder import Recorder
+from citeloop.trajectories.events import ModelCall, ModelMessage, RunMeta, parse_event
+from citeloop.trajectories.header import ComponentRef, RunHeader, RunSpec
+from citeloop.trajectories.runfile import MemorySink, dumps_line
 
 PROMPT = RenderedPrompt(id="verdict_judge", version=1, messages=[
     ModelMessage(role="system", content="Answer with one word."),

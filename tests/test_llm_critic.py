@@ -9,14 +9,14 @@ from types import SimpleNamespace
 import pytest
 from llm_scripts import LELAND, blocks, card, recorder, research_script
 
-from runtime.claims import CheckedClaim
-from runtime.llm import FakeChatClient, RenderedPrompt, Scripted
-from runtime.llm.critic import LLMCritic
-from runtime.report import render_markdown
-from runtime.session import ResearchKit, run_research
-from trajectories.events import ClaimDropped, ModelCall, PartFallback
-from trajectories.models import Claim
-from trajectories.runfile import MemorySink
+from citeloop.runtime.claims import CheckedClaim
+from citeloop.runtime.llm import FakeChatClient, RenderedPrompt, Scripted
+from citeloop.runtime.llm.critic import LLMCritic
+from citeloop.runtime.report import render_markdown
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import ClaimDropped, ModelCall, PartFallback
+from citeloop.trajectories.models import Claim
+from citeloop.trajectories.runfile import MemorySink
 
 CARDS = {
     "c1": card("c1", "Maximum Overdrive was filmed in Leland, North Carolina in 1985.", doc_id="d1"),

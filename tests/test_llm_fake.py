@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.llm import (
+from citeloop.runtime.llm import (
     Constraint,
     FakeChatClient,
     RenderedPrompt,
@@ -12,8 +12,8 @@ from runtime.llm import (
     fake_client,
     make_client,
 )
-from runtime.llm.fake import FAKE_SCRIPTS
-from trajectories.events import ModelMessage
+from citeloop.runtime.llm.fake import FAKE_SCRIPTS
+from citeloop.trajectories.events import ModelMessage
 
 PROMPT = RenderedPrompt(id="verdict_judge", version=1, messages=[ModelMessage(role="user", content="Claim: x")])
 VERDICTS = Constraint.choice(["entail", "conflict", "undecidable"])

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from llm_scripts import recorder
 
-from runtime.llm import FakeChatClient, Scripted, fake_client
-from runtime.llm.judge import EvidenceSentence, count_quotes, judge_claim
-from trajectories.events import ModelCall
-from trajectories.models import VerdictRecord
+from citeloop.runtime.llm import FakeChatClient, Scripted, fake_client
+from citeloop.runtime.llm.judge import EvidenceSentence, count_quotes, judge_claim
+from citeloop.trajectories.events import ModelCall
+from citeloop.trajectories.models import VerdictRecord
 
 CLAIM = "Maximum Overdrive was directed by Stephen King in 1986."
 EVIDENCE = [

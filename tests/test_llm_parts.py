@@ -10,20 +10,20 @@ from pathlib import Path
 import pytest
 from llm_scripts import LELAND, blocks, first_sentence, recorder, research_script
 
-from eval.cli import main
-from runtime.llm import (
+from citeloop.eval.cli import main
+from citeloop.runtime.llm import (
     FakeChatClient,
     ModelReply,
     RenderedPrompt,
     Scripted,
     fake_client,
 )
-from runtime.llm.judge_verifier import JudgeVerifier
-from runtime.replay import check_run
-from runtime.session import ResearchKit, run_research
-from runtime.verifier import EvidenceText
-from trajectories.events import PartFallback
-from trajectories.runfile import deterministic_lines, read_run
+from citeloop.runtime.llm.judge_verifier import JudgeVerifier
+from citeloop.runtime.replay import check_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.verifier import EvidenceText
+from citeloop.trajectories.events import PartFallback
+from citeloop.trajectories.runfile import deterministic_lines, read_run
 
 EVIDENCE = [EvidenceText(card_id="c1", text="Maximum Overdrive is a 1986 American horror film. "
                                             "It was written and directed by Stephen King.")]
@@ -117,7 +117,7 @@ def test_with_every_reply_broken_the_run_is_the_rule_run_and_replays(kit: Resear
 
 
 def _sink():
-    from trajectories.runfile import MemorySink
+    from citeloop.trajectories.runfile import MemorySink
 
     return MemorySink()
 

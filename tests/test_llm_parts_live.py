@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from runtime.llm import ModelEndpoint, Sampling
-from runtime.replay import check_run
-from runtime.session import ResearchKit, run_research
-from training.base_model import ModelError, prepare_base_model
-from training.serve import served
-from trajectories.events import ModelCall, PartFallback
-from trajectories.runfile import read_run
+from citeloop.runtime.llm import ModelEndpoint, Sampling
+from citeloop.runtime.replay import check_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.base_model import ModelError, prepare_base_model
+from citeloop.training.serve import served
+from citeloop.trajectories.events import ModelCall, PartFallback
+from citeloop.trajectories.runfile import read_run
 
 pytestmark = pytest.mark.vllm
 

@@ -8,10 +8,10 @@ import json
 import pytest
 from llm_scripts import LELAND, LELAND_PLAN, recorder
 
-from runtime.llm import FakeChatClient, Scripted, fake_client
-from runtime.llm.planner import LLMPlanner
-from runtime.planner import RulePlanner, validate_plan
-from trajectories.events import ModelCall, PartFallback
+from citeloop.runtime.llm import FakeChatClient, Scripted, fake_client
+from citeloop.runtime.llm.planner import LLMPlanner
+from citeloop.runtime.planner import RulePlanner, validate_plan
+from citeloop.trajectories.events import ModelCall, PartFallback
 
 BAD_GATE = {**LELAND_PLAN, "sub_questions": [{**LELAND_PLAN["sub_questions"][1]}]}
 """One sub-question that waits on an unknown one: the gate rejects it for several reasons."""

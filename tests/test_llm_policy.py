@@ -16,25 +16,25 @@ from typing import Any
 
 import pytest
 
-from runtime.branch import branch_run
-from runtime.config import ResearchConfig
-from runtime.engine import ResearchEngine
-from runtime.llm.client import ModelEndpoint, OpenAIChatClient
-from runtime.llm.fake import FakeChatClient, Scripted
-from runtime.llm.recorded import RecordedChatClient
-from runtime.planner import resolve_planner
-from runtime.policies import PolicyError, PolicySet, parse_llm_spec, resolve_policies
-from runtime.policies.actions import KIND_OF_EVENT, parse_action
-from runtime.policies.llm import SAMPLING, LLMPolicy, action_constraint, llm_decision_counts
-from runtime.policies.prompts import RunContext, candidate_count, render_prompt
-from runtime.recorder import Recorder
-from runtime.replay import check_run
-from runtime.session import ResearchKit, run_research
-from runtime.tools import CorpusReadTool, CorpusSearchTool
-from runtime.verifier import resolve_verifier
-from trajectories.events import DECISION_TYPES, ModelCall
-from trajectories.header import RunHeader
-from trajectories.runfile import MemorySink, RunFile, read_run
+from citeloop.runtime.branch import branch_run
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.engine import ResearchEngine
+from citeloop.runtime.llm.client import ModelEndpoint, OpenAIChatClient
+from citeloop.runtime.llm.fake import FakeChatClient, Scripted
+from citeloop.runtime.llm.recorded import RecordedChatClient
+from citeloop.runtime.planner import resolve_planner
+from citeloop.runtime.policies import PolicyError, PolicySet, parse_llm_spec, resolve_policies
+from citeloop.runtime.policies.actions import KIND_OF_EVENT, parse_action
+from citeloop.runtime.policies.llm import SAMPLING, LLMPolicy, action_constraint, llm_decision_counts
+from citeloop.runtime.policies.prompts import RunContext, candidate_count, render_prompt
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.replay import check_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool
+from citeloop.runtime.verifier import resolve_verifier
+from citeloop.trajectories.events import DECISION_TYPES, ModelCall
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.runfile import MemorySink, RunFile, read_run
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 MODEL = "fake-policy"

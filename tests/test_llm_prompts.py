@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from runtime.injection import DATA_BLOCK_CLOSE, DATA_BLOCK_OPEN
-from runtime.llm import DataItem, PromptError, PromptLibrary
-from runtime.llm.prompts import load_prompt_file
+from citeloop.runtime.injection import DATA_BLOCK_CLOSE, DATA_BLOCK_OPEN
+from citeloop.runtime.llm import DataItem, PromptError, PromptLibrary
+from citeloop.runtime.llm.prompts import load_prompt_file
 
 GOOD = """\
 id: {id}

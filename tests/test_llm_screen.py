@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from llm_scripts import LELAND, blocks
 
-from runtime.llm import FakeChatClient, RenderedPrompt, Scripted
-from runtime.llm.client import ModelReply
-from runtime.llm.parts import LLMPartsError
-from runtime.replay import check_run
-from runtime.session import ResearchKit, run_research
-from trajectories.events import PartFallback, TokenLogprob
-from trajectories.runfile import MemorySink, read_run
+from citeloop.runtime.llm import FakeChatClient, RenderedPrompt, Scripted
+from citeloop.runtime.llm.client import ModelReply
+from citeloop.runtime.llm.parts import LLMPartsError
+from citeloop.runtime.replay import check_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import PartFallback, TokenLogprob
+from citeloop.trajectories.runfile import MemorySink, read_run
 
 
 def _first_source_is_an_injection() -> tuple[FakeChatClient, list[str]]:
@@ -76,7 +76,7 @@ def test_the_screen_needs_a_model_and_a_known_name(kit: ResearchKit) -> None:
 
 
 def test_cli_screen_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from eval.cli import main
+    from citeloop.eval.cli import main
 
     argv = ["research", LELAND, "--screen", "llm", "--llm", "fake:malformed", "--json", "--out", str(tmp_path)]
     assert main(argv) == 0
@@ -117,7 +117,7 @@ def test_the_model_check_rejects_a_page_only_with_confidence(kit: ResearchKit, r
 
 
 def test_min_confidence_must_be_a_probability() -> None:
-    from runtime.llm.screen import LLMInjectionScreen
+    from citeloop.runtime.llm.screen import LLMInjectionScreen
 
     with pytest.raises(ValueError, match="within"):
         LLMInjectionScreen(FakeChatClient(lambda p, c: "clean", name="x"), min_confidence=1.5)
@@ -144,7 +144,7 @@ def test_a_lower_threshold_rejects_an_unsure_page_is_recorded_and_replays(kit: R
 
 
 def test_cli_screen_min_confidence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from eval.cli import main
+    from citeloop.eval.cli import main
 
     argv = ["research", LELAND, "--screen", "llm", "--llm", "fake:malformed", "--screen-min-confidence", "0.75",
             "--json", "--out", str(tmp_path)]

@@ -8,13 +8,13 @@ import json
 import pytest
 from llm_scripts import LELAND, blocks, card, first_sentence, research_script
 
-from runtime.claims import is_question, select_cards
-from runtime.injection import speaks_of_derived_text
-from runtime.llm import FakeChatClient, Scripted
-from runtime.llm.writer import allocate, claim_problem
-from runtime.session import ResearchKit, run_research
-from trajectories.events import BaseEvent
-from trajectories.runfile import MemorySink
+from citeloop.runtime.claims import is_question, select_cards
+from citeloop.runtime.injection import speaks_of_derived_text
+from citeloop.runtime.llm import FakeChatClient, Scripted
+from citeloop.runtime.llm.writer import allocate, claim_problem
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import BaseEvent
+from citeloop.trajectories.runfile import MemorySink
 
 
 def run(kit: ResearchKit, client: FakeChatClient | None = None, **kwargs: object) -> list[BaseEvent]:
@@ -114,7 +114,7 @@ def test_claims_are_written_from_each_sections_own_evidence(kit: ResearchKit) ->
 
 
 def blocks_of(call) -> list[tuple[str, str]]:
-    from runtime.llm import RenderedPrompt
+    from citeloop.runtime.llm import RenderedPrompt
 
     return blocks(RenderedPrompt(id=call.prompt_id, version=call.prompt_version, messages=call.messages))
 

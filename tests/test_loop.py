@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("trl")
 
-from eval.cli import main  # noqa: E402
-from eval.loop import LoopError, load_loop_config, run_loop, split_sets  # noqa: E402
-from filters.gold import question_key  # noqa: E402
+from citeloop.eval.cli import main  # noqa: E402
+from citeloop.eval.loop import LoopError, load_loop_config, run_loop, split_sets  # noqa: E402
+from citeloop.filters.gold import question_key  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "loop" / "tiny.yaml"
 

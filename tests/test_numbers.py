@@ -1,6 +1,6 @@
 import pytest
 
-from runtime.numbers import NumberMention, extract_numbers, numbers_match
+from citeloop.runtime.numbers import NumberMention, extract_numbers, numbers_match
 
 
 def values(text):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.planner import PlanValidationError, QuestionError, RulePlanner, validate_plan
-from trajectories.models import Axis, Plan, SubQuestion
+from citeloop.runtime.planner import PlanValidationError, QuestionError, RulePlanner, validate_plan
+from citeloop.trajectories.models import Axis, Plan, SubQuestion
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 COMPARISON = "Are Christopher Nolan and Sathish Kalathil both film directors?"

@@ -6,15 +6,15 @@ import itertools
 
 import pytest
 
-from runtime.config import load_config
-from runtime.policies import AngleCandidate, PolicyError, resolve_policies
-from runtime.policies.explore import ExploreAngle
-from runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
-from runtime.policies.naive import NaiveAngle, NaiveRead, NaiveStop
-from runtime.policies.scripted import ScriptDivergence, ScriptedAngle, ScriptedStop
-from runtime.session import ResearchKit, run_research
-from trajectories.events import AngleState, StopSignals
-from trajectories.runfile import MemorySink
+from citeloop.runtime.config import load_config
+from citeloop.runtime.policies import AngleCandidate, PolicyError, resolve_policies
+from citeloop.runtime.policies.explore import ExploreAngle
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
+from citeloop.runtime.policies.naive import NaiveAngle, NaiveRead, NaiveStop
+from citeloop.runtime.policies.scripted import ScriptDivergence, ScriptedAngle, ScriptedStop
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import AngleState, StopSignals
+from citeloop.trajectories.runfile import MemorySink
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 

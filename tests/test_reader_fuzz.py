@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from runtime.session import ResearchKit, run_research
-from trajectories.runfile import (
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import (
     FileSink,
     MemorySink,
     RunFile,

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from runtime.branch import branch_run
-from runtime.replay import ReplayError, check_run
-from runtime.swap import swap_run
-from runtime.rescore import resolve_scorer
-from runtime.session import ResearchKit, run_research
-from trajectories.events import event_to_dict
-from trajectories.models import VerdictRecord
-from trajectories.runfile import deterministic_lines, dumps_line, read_run
+from citeloop.eval.cli import main
+from citeloop.runtime.branch import branch_run
+from citeloop.runtime.replay import ReplayError, check_run
+from citeloop.runtime.swap import swap_run
+from citeloop.runtime.rescore import resolve_scorer
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import event_to_dict
+from citeloop.trajectories.models import VerdictRecord
+from citeloop.trajectories.runfile import deterministic_lines, dumps_line, read_run
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 NOLAN = "Are Christopher Nolan and Sathish Kalathil both film directors?"
@@ -364,7 +364,7 @@ def test_dumps_are_stable_for_replayed_events(leland: Path) -> None:
 
 
 def test_v1_header_with_a_branch_migrates_to_v2() -> None:
-    from trajectories.header import SCHEMA_VERSION, RunHeader
+    from citeloop.trajectories.header import SCHEMA_VERSION, RunHeader
 
     line = (FIXTURES / "run_v1.jsonl").read_text(encoding="utf-8").splitlines()[0]
     data = json.loads(line)
@@ -377,7 +377,7 @@ def test_v1_header_with_a_branch_migrates_to_v2() -> None:
 
 
 def test_a_divergence_names_a_code_change_as_its_likely_cause(leland: Path, tmp_path: Path) -> None:
-    from runtime.session import code_digest
+    from citeloop.runtime.session import code_digest
 
     lines = leland.read_text(encoding="utf-8").splitlines(keepends=True)
     header = json.loads(lines[0])

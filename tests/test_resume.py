@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from runtime.recorder import CRASH_ENV
-from runtime.replay import ReplayError
-from runtime.resume import resume_run
-from runtime.session import ResearchKit, run_research
-from trajectories.runfile import deterministic_lines, read_run
+from citeloop.eval.cli import main
+from citeloop.runtime.recorder import CRASH_ENV
+from citeloop.runtime.replay import ReplayError
+from citeloop.runtime.resume import resume_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import deterministic_lines, read_run
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 NOLAN = "Are Christopher Nolan and Sathish Kalathil both film directors?"

@@ -8,11 +8,11 @@ import json
 import pytest
 from datasets import load_from_disk
 
-from eval.bench_injection import TEMPLATES
-from eval.injection_docs import MARKERS
-from eval.screen_dataset import TRAIN_GROUPS, build_rows, main, split_of
-from runtime.corpus import Document
-from runtime.llm.prompts import PromptLibrary
+from citeloop.eval.bench_injection import TEMPLATES
+from citeloop.eval.injection_docs import MARKERS
+from citeloop.eval.screen_dataset import TRAIN_GROUPS, build_rows, main, split_of
+from citeloop.runtime.corpus import Document
+from citeloop.runtime.llm.prompts import PromptLibrary
 
 
 def _pages(n: int) -> list[Document]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from runtime.injection import detect_injection
-from runtime.scripts import ISLAND_SHARE, foreign_share, script_islands
+from citeloop.runtime.injection import detect_injection
+from citeloop.runtime.scripts import ISLAND_SHARE, foreign_share, script_islands
 
 ENGLISH_PAGE = [
     "Scott Derrickson is an American director, screenwriter and producer.",

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from eval.cli import main
-from training.serve import (
+from citeloop.eval.cli import main
+from citeloop.training.serve import (
     CPU_FLAGS,
     PYTHON_ENV,
     ServeError,
@@ -230,7 +230,7 @@ def test_serve_prints_the_endpoint_and_stops_the_server_on_ctrl_c_or_sigterm(sto
                                                                             tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    cli = subprocess.Popen([sys.executable, "-m", "eval.cli", "serve", str(tmp_path), "--python", fake_python,
+    cli = subprocess.Popen([sys.executable, "-m", "citeloop.eval.cli", "serve", str(tmp_path), "--python", fake_python,
                             "--port", "0", "--json", "--log", str(log)], cwd=REPO, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -10,9 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from eval.cli import main
-from runtime.session import ResearchKit, run_research
-from trajectories.events import (
+from citeloop.eval.cli import main
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import (
     DECISION_TYPES,
     ClaimDrafted,
     ClaimDropped,
@@ -20,10 +20,10 @@ from trajectories.events import (
     VerdictReached,
     event_to_dict,
 )
-from trajectories.models import Claim, VerdictRecord
-from trajectories.runfile import FileSink, RunFile, decompress_run_bytes, dumps_line, read_run
-from trajectories.store import TABLES, Store, StoreError, ingest
-from trajectories.store_queries import (
+from citeloop.trajectories.models import Claim, VerdictRecord
+from citeloop.trajectories.runfile import FileSink, RunFile, decompress_run_bytes, dumps_line, read_run
+from citeloop.trajectories.store import TABLES, Store, StoreError, ingest
+from citeloop.trajectories.store_queries import (
     check_firing,
     decisions_by_kind_and_policy,
     render_stats,
@@ -326,8 +326,8 @@ def test_small_chunks_and_batches_give_the_same_tables(store: Store, runs_dir: P
                                                        monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
     """One chunk (one part) per file, or one batch (rows built while the next file is read)
     per file, files fetched two at a time: the same rows as one batch in one chunk."""
-    monkeypatch.setattr(f"trajectories.store.{limit}", 1)
-    monkeypatch.setattr("trajectories.store.FETCH_BATCH", 2)
+    monkeypatch.setattr(f"citeloop.trajectories.store.{limit}", 1)
+    monkeypatch.setattr("citeloop.trajectories.store.FETCH_BATCH", 2)
     report = ingest(runs_dir, tmp_path / "s")
     assert report.runs_added == len(QUESTIONS) * len(SETUPS)
     small = Store.open(tmp_path / "s")
@@ -366,7 +366,7 @@ def test_duplicate_runs_resolve_across_chunks_and_batches(runs_dir: Path, tmp_pa
                                                           monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
     """Each file its own chunk (or batch): a torn copy read before the complete file is
     replaced by it, one read after it is dropped; the run is stored once, complete."""
-    monkeypatch.setattr(f"trajectories.store.{limit}", 1)
+    monkeypatch.setattr(f"citeloop.trajectories.store.{limit}", 1)
     [plain] = _copy_runs(runs_dir, tmp_path / "runs" / "b", 1)
     run = read_run(plain)
     data = plain.read_bytes()

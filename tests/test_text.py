@@ -1,4 +1,4 @@
-from runtime.text import STOPWORDS, content_terms, entity_spans, term_overlap, tokenize
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, term_overlap, tokenize
 
 
 def test_stopwords_cover_question_words_and_auxiliaries():

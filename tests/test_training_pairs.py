@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import training.rollouts as rollouts_mod
-from eval.cli import main
-from runtime.session import ResearchKit, run_research
-from training.pairs import alternatives, export_pairs
-from trajectories.events import StopDecision
-from trajectories.header import RunHeader
-from trajectories.runfile import read_run
+import citeloop.training.rollouts as rollouts_mod
+from citeloop.eval.cli import main
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.pairs import alternatives, export_pairs
+from citeloop.trajectories.events import StopDecision
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.runfile import read_run
 
 QUESTION = "Who founded the company that makes the Model S?"
 

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from filters.gold import GoldEntry, GoldFileError, GoldSet, question_key
-from runtime.config import ResearchConfig
-from runtime.session import ResearchKit, run_research
-from training.pairs import export_pairs
-from training.rewards import RolloutReward
-from training.rl import export_rl
-from training.rollouts import OutcomeSettings
-from training.sampling import select_decisions
-from trajectories.runfile import read_run
+from citeloop.eval.cli import main
+from citeloop.filters.gold import GoldEntry, GoldFileError, GoldSet, question_key
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.pairs import export_pairs
+from citeloop.training.rewards import RolloutReward
+from citeloop.training.rl import export_rl
+from citeloop.training.rollouts import OutcomeSettings
+from citeloop.training.sampling import select_decisions
+from citeloop.trajectories.runfile import read_run
 
 QUESTION = "Who designed the Lumora Telescope?"
 FILLERS = ["river delta farming", "medieval bread ovens", "jazz trumpet history", "glacier ice cores",
@@ -88,7 +88,7 @@ def test_ray_engine_gives_the_same_pairs(run_paths: list[Path], kit: ResearchKit
 
 
 def test_an_unknown_engine_is_a_clear_error(run_paths: list[Path], kit: ResearchKit) -> None:
-    from training.sft import ExportError
+    from citeloop.training.sft import ExportError
     with pytest.raises(ExportError, match="--engine 'spark' is not one of serial, process, ray"):
         export_pairs(run_paths[:1], decision="stop", kit=kit, engine="spark")
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from runtime.engine import HARD_LIMIT
-from runtime.session import ResearchKit, run_research
-from runtime.policies.actions import KINDS, ActionError, format_action, parse_action
-from runtime.policies.prompts import RunContext, recorded_action, render_prompt
-from training.sft import export_sft, run_rows, split_of
-from trajectories.events import DECISION_TYPES, StopDecision
-from trajectories.runfile import read_run
+from citeloop.eval.cli import main
+from citeloop.runtime.engine import HARD_LIMIT
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.policies.actions import KINDS, ActionError, format_action, parse_action
+from citeloop.runtime.policies.prompts import RunContext, recorded_action, render_prompt
+from citeloop.training.sft import export_sft, run_rows, split_of
+from citeloop.trajectories.events import DECISION_TYPES, StopDecision
+from citeloop.trajectories.runfile import read_run
 
 QUESTIONS = [
     "Who directed the film that was shot in or around Leland, North Carolina in 1986?",

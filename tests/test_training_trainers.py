@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("trl", reason="the training extra is not installed (pip install -e '.[train]')")
 
-from eval.cli import main
-from runtime.policies.actions import parse_action
-from runtime.session import ResearchKit, run_research
-from training.base_model import (
+from citeloop.eval.cli import main
+from citeloop.runtime.policies.actions import parse_action
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.base_model import (
     MODEL_CARD,
     LocalModel,
     ModelError,
@@ -26,17 +26,17 @@ from training.base_model import (
     prepare_base_model,
     weights_fingerprint,
 )
-from training.hfdata import PAIR_COLUMNS, RL_COLUMNS, SFT_COLUMNS, write_dataset
-from training.pairs import export_pairs
-from training.rl import export_rl
-from training.sft import export_sft
-from training.train_config import (
+from citeloop.training.hfdata import PAIR_COLUMNS, RL_COLUMNS, SFT_COLUMNS, write_dataset
+from citeloop.training.pairs import export_pairs
+from citeloop.training.rl import export_rl
+from citeloop.training.sft import export_sft
+from citeloop.training.train_config import (
     TrainConfig,
     TrainConfigError,
     load_train_config,
     validate_train_config,
 )
-from training.trainers import TrainSummary, dataset_fingerprint, train
+from citeloop.training.trainers import TrainSummary, dataset_fingerprint, train
 
 QUESTIONS = [
     "Who directed the film that was shot in or around Leland, North Carolina in 1986?",
@@ -242,7 +242,7 @@ def test_bad_values_and_kinds_are_clear_errors(tmp_path: Path, monkeypatch: pyte
     with pytest.raises(TrainConfigError, match="config file not found"):
         load_train_config(tmp_path / "missing.yaml")
     with pytest.raises(TrainConfigError, match="--set expects key=value"):
-        from training.train_config import parse_overrides
+        from citeloop.training.train_config import parse_overrides
 
         parse_overrides(["max_steps"])
     monkeypatch.setenv("CITELOOP_TORCH_THREADS", "two")
@@ -301,7 +301,7 @@ def test_prepare_from_a_local_folder_needs_a_chat_model(tiny: Path, tmp_path: Pa
 def test_prepare_errors_name_the_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from importlib import metadata
 
-    from training import base_model
+    from citeloop.training import base_model
 
     def missing(name: str) -> Any:
         raise metadata.PackageNotFoundError(name)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from runtime.session import ResearchKit, run_research
-from trajectories.events import (
+from citeloop.eval.cli import main
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.events import (
     BaseEvent,
     CardCreated,
     CardRejected,
@@ -32,9 +32,9 @@ from trajectories.events import (
     event_to_dict,
     parse_event,
 )
-from trajectories.header import SCHEMA_CHANGES, SCHEMA_VERSION, RunHeader, migrate_header
-from trajectories.models import RejectedText
-from trajectories.runfile import (
+from citeloop.trajectories.header import SCHEMA_CHANGES, SCHEMA_VERSION, RunHeader, migrate_header
+from citeloop.trajectories.models import RejectedText
+from citeloop.trajectories.runfile import (
     FileSink,
     MemorySink,
     RunFileError,
@@ -43,7 +43,7 @@ from trajectories.runfile import (
     read_run,
     truncate_torn_tail,
 )
-from trajectories.schema_export import committed_schema_text, schema_text
+from citeloop.trajectories.schema_export import committed_schema_text, schema_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUN_V1 = FIXTURES / "run_v1.jsonl"

@@ -1,6 +1,6 @@
 import pytest
 
-from runtime.verifier import (
+from citeloop.runtime.verifier import (
     VERIFIERS, EvidenceText, LexicalVerifier, Verifier, VerifierConfig, resolve_verifier, weaken,
 )
 
@@ -139,9 +139,9 @@ def test_weaken_returns_none_when_nothing_changes_or_too_little_is_left():
 def test_registry_resolves_names_and_paths():
     assert VERIFIERS == {"lexical": LexicalVerifier}
     assert isinstance(resolve_verifier("lexical"), LexicalVerifier)
-    resolved = resolve_verifier("runtime.verifier:LexicalVerifier")
+    resolved = resolve_verifier("citeloop.runtime.verifier:LexicalVerifier")
     assert isinstance(resolved, Verifier) and resolved.name == "lexical"
     with pytest.raises(ValueError, match="lexical"):
         resolve_verifier("nope")
     with pytest.raises(ValueError, match="lexical"):
-        resolve_verifier("runtime.verifier:VerifierConfig")
+        resolve_verifier("citeloop.runtime.verifier:VerifierConfig")

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from eval.cli import main
-from eval.viewer import diff_page, embed_json, eval_page, extract_json, load_eval_json, run_page
-from eval.viewer_data import run_view_data
-from runtime.session import ResearchKit
-from trajectories.runfile import read_run
+from citeloop.eval.cli import main
+from citeloop.eval.viewer import diff_page, embed_json, eval_page, extract_json, load_eval_json, run_page
+from citeloop.eval.viewer_data import run_view_data
+from citeloop.runtime.session import ResearchKit
+from citeloop.trajectories.runfile import read_run
 
 
 def _load(name: str):
@@ -102,7 +102,7 @@ def test_diff_and_eval_pages_build(runs: dict[str, Path]) -> None:
 def test_cli_writes_pages(runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
                           monkeypatch: pytest.MonkeyPatch) -> None:
     opened: list[str] = []
-    monkeypatch.setattr("eval.view_cli.webbrowser.open", opened.append)
+    monkeypatch.setattr("citeloop.eval.view_cli.webbrowser.open", opened.append)
     out = tmp_path / "page.html"
     assert main(["view", str(runs["a"]), "--out", str(out), "--open"]) == 0
     assert extract_json(out.read_text(encoding="utf-8"))["kind"] == "run"

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from eval.headless import chromium, missing
-from eval.viewer import diff_page, eval_page, load_eval_json, render_page, run_page
-from eval.viewer_data import run_view_data
-from runtime.session import ResearchKit
-from trajectories.runfile import read_run
+from citeloop.eval.headless import chromium, missing
+from citeloop.eval.viewer import diff_page, eval_page, load_eval_json, render_page, run_page
+from citeloop.eval.viewer_data import run_view_data
+from citeloop.runtime.session import ResearchKit
+from citeloop.trajectories.runfile import read_run
 
 _missing = missing()
 pytestmark = pytest.mark.skipif(bool(_missing), reason=f"browser tests need {', '.join(_missing)} "

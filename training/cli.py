@@ -18,10 +18,10 @@ from rich.markup import escape
 from rich.progress import Progress, track
 from rich.table import Table
 
-from filters.cli import find_runs
-from filters.gold import GoldFileError, GoldSet
-from runtime.session import ResearchKit
-from training.hfdata import (
+from citeloop.filters.cli import find_runs
+from citeloop.filters.gold import GoldFileError, GoldSet
+from citeloop.runtime.session import ResearchKit
+from citeloop.training.hfdata import (
     PAIR_COLUMNS,
     RL_COLUMNS,
     SFT_COLUMNS,
@@ -30,10 +30,10 @@ from training.hfdata import (
     sft_card,
     write_dataset,
 )
-from training.pairs import export_pairs
-from training.rl import export_rl
-from training.sft import ExportError, export_sft
-from trajectories.cli import CommandError
+from citeloop.training.pairs import export_pairs
+from citeloop.training.rl import export_rl
+from citeloop.training.sft import ExportError, export_sft
+from citeloop.trajectories.cli import CommandError
 
 export_app = typer.Typer(no_args_is_help=True, help="Training data from trajectories (TRL conversational formats).")
 

@@ -21,12 +21,12 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from filters.gold import GoldSet, question_key
-from runtime.policies.actions import format_action
-from runtime.policies.prompts import TEMPLATES, candidate_count
-from runtime.replay import policy_spec_of
-from runtime.session import ResearchKit
-from training.rollouts import (
+from citeloop.filters.gold import GoldSet, question_key
+from citeloop.runtime.policies.actions import format_action
+from citeloop.runtime.policies.prompts import TEMPLATES, candidate_count
+from citeloop.runtime.replay import policy_spec_of
+from citeloop.runtime.session import ResearchKit
+from citeloop.training.rollouts import (
     CustomScorer,
     Outcome,
     OutcomeSettings,
@@ -34,11 +34,11 @@ from training.rollouts import (
     RollResult,
     roll_jobs,
 )
-from training.sampling import DecisionRef, Selection, select_decisions
-from training.sft import ExportError, counts_by_kind, split_of
-from trajectories.events import Event
-from trajectories.header import content_digest
-from trajectories.runfile import RunFile
+from citeloop.training.sampling import DecisionRef, Selection, select_decisions
+from citeloop.training.sft import ExportError, counts_by_kind, split_of
+from citeloop.trajectories.events import Event
+from citeloop.trajectories.header import content_digest
+from citeloop.trajectories.runfile import RunFile
 
 
 def _ids(event: Event) -> list[str]:

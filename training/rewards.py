@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filters.gold import GoldSet
-from runtime.branch import branch_run
-from runtime.policies.actions import parse_action
-from runtime.replay import ReplayError
-from training.pairs import action_string, event_at
-from training.rollouts import OutcomeSettings, run_kit, score_outcome
-from trajectories.runfile import RunFile, read_run
+from citeloop.filters.gold import GoldSet
+from citeloop.runtime.branch import branch_run
+from citeloop.runtime.policies.actions import parse_action
+from citeloop.runtime.replay import ReplayError
+from citeloop.training.pairs import action_string, event_at
+from citeloop.training.rollouts import OutcomeSettings, run_kit, score_outcome
+from citeloop.trajectories.runfile import RunFile, read_run
 
 DEFAULT_PENALTY = -1.0
 

@@ -2,7 +2,7 @@
 
 Decisions are chosen by training/sampling.py (tagged, deduplicated, balanced by kind). A
 row carries the rendered state (`prompt`, the same template as SFT and pairs) and what
-`training.rewards.RolloutReward` needs to score a completion by rolling the runtime
+`citeloop.training.rewards.RolloutReward` needs to score a completion by rolling the runtime
 forward: `decision`, `n_candidates`, `run_path` (absolute) and `seq`. The recorded action is
 kept as `recorded_action` for reference; splits are by question.
 """
@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filters.gold import question_key
-from runtime.policies.actions import format_action
-from runtime.policies.prompts import TEMPLATES, candidate_count, recorded_action
-from runtime.replay import policy_spec_of
-from training.pairs import event_at
-from training.sampling import Selection, select_decisions
-from training.sft import ExportError, counts_by_kind, split_of
+from citeloop.filters.gold import question_key
+from citeloop.runtime.policies.actions import format_action
+from citeloop.runtime.policies.prompts import TEMPLATES, candidate_count, recorded_action
+from citeloop.runtime.replay import policy_spec_of
+from citeloop.training.pairs import event_at
+from citeloop.training.sampling import Selection, select_decisions
+from citeloop.training.sft import ExportError, counts_by_kind, split_of
 
 
 @dataclass

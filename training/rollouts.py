@@ -25,14 +25,14 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from filters.gold import GoldSet
-from filters.metrics import score_run
-from runtime.branch import branch_run
-from runtime.replay import ReplayError
-from runtime.session import ResearchKit
-from trajectories.events import BaseEvent
-from trajectories.header import RunHeader
-from trajectories.runfile import RunFile, read_run
+from citeloop.filters.gold import GoldSet
+from citeloop.filters.metrics import score_run
+from citeloop.runtime.branch import branch_run
+from citeloop.runtime.replay import ReplayError
+from citeloop.runtime.session import ResearchKit
+from citeloop.trajectories.events import BaseEvent
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.runfile import RunFile, read_run
 
 ENGINES = ("serial", "process", "ray")
 

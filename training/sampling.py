@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filters.gold import question_key
-from runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT
-from runtime.policies.prompts import Message, RunContext, recorded_action, render_prompt
-from training.sft import UNPOLICIED, ExportError, decision_kinds
-from trajectories.events import DECISION_TYPES, Event
-from trajectories.header import content_digest
-from trajectories.runfile import RunFile, read_run
+from citeloop.filters.gold import question_key
+from citeloop.runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT
+from citeloop.runtime.policies.prompts import Message, RunContext, recorded_action, render_prompt
+from citeloop.training.sft import UNPOLICIED, ExportError, decision_kinds
+from citeloop.trajectories.events import DECISION_TYPES, Event
+from citeloop.trajectories.header import content_digest
+from citeloop.trajectories.runfile import RunFile, read_run
 
 TAGS = ("irrelevant_results", "contradiction", "budget_low", "tool_failure")
 

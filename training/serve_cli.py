@@ -14,8 +14,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from training.serve import PYTHON_ENV, ServeError, ServeSpec, start_server, wait_healthy
-from trajectories.cli import CommandError
+from citeloop.training.serve import PYTHON_ENV, ServeError, ServeSpec, start_server, wait_healthy
+from citeloop.trajectories.cli import CommandError
 
 
 def _loras(values: list[str]) -> dict[str, str]:

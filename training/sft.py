@@ -17,17 +17,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filters.gold import question_key
-from runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT, KINDS, format_action
-from runtime.policies.prompts import (
+from citeloop.filters.gold import question_key
+from citeloop.runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT, KINDS, format_action
+from citeloop.runtime.policies.prompts import (
     RunContext,
     candidate_count,
     recorded_action,
     render_prompt,
 )
-from trajectories.events import DECISION_TYPES
-from trajectories.header import content_digest
-from trajectories.runfile import RunFile, read_run
+from citeloop.trajectories.events import DECISION_TYPES
+from citeloop.trajectories.header import content_digest
+from citeloop.trajectories.runfile import RunFile, read_run
 
 UNPOLICIED = frozenset({"hard_limit"})
 """Policy names of decisions the engine took by rule; no policy chose them."""

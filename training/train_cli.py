@@ -22,10 +22,10 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from training.base_model import ModelError, build_tiny_model, prepare_base_model
-from training.train_config import TrainConfigError, load_train_config, parse_overrides
-from training.trainers import TrainSummary, train
-from trajectories.cli import CommandError
+from citeloop.training.base_model import ModelError, build_tiny_model, prepare_base_model
+from citeloop.training.train_config import TrainConfigError, load_train_config, parse_overrides
+from citeloop.training.trainers import TrainSummary, train
+from citeloop.trajectories.cli import CommandError
 
 model_app = typer.Typer(no_args_is_help=True, help="Base policy models as normal Hugging Face folders.")
 train_app = typer.Typer(no_args_is_help=True, help="Fine-tune a policy model with TRL (configs/train/*.yaml).")

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from runtime.registry import read_yaml_mapping
+from citeloop.runtime.registry import read_yaml_mapping
 
 Kind = Literal["sft", "dpo", "grpo"]
 KINDS: tuple[str, ...] = ("sft", "dpo", "grpo")
@@ -55,7 +55,7 @@ class LoraSettings(BaseModel):
 
 
 class RewardSettings(BaseModel):
-    """Arguments of `training.rewards.RolloutReward.from_settings` (GRPO only)."""
+    """Arguments of `citeloop.training.rewards.RolloutReward.from_settings` (GRPO only)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

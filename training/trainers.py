@@ -27,14 +27,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from training.base_model import (
+from citeloop.training.base_model import (
     file_sha256,
     model_fingerprint,
     weights_fingerprint,
     write_model_card,
 )
-from training.staging import move_into_place, staging_dir
-from training.train_config import (
+from citeloop.training.staging import move_into_place, staging_dir
+from citeloop.training.train_config import (
     LoraSettings,
     RewardSettings,
     TrainConfig,
@@ -45,7 +45,7 @@ EXPORT_COMMAND = {"sft": "citeloop export sft", "dpo": "citeloop export pairs", 
 TRAINING_COLUMNS = {"sft": ("prompt", "completion"), "dpo": ("prompt", "chosen", "rejected"), "grpo": ("prompt",)}
 """The columns TRL trains on; SFT and DPO keep only these (provenance columns stay in the export)."""
 ROLLOUT_COLUMNS = ("decision", "n_candidates", "run_path", "seq")
-"""What `training.rewards.RolloutReward` reads from each GRPO row."""
+"""What `citeloop.training.rewards.RolloutReward` reads from each GRPO row."""
 VERSIONED = ("trl", "torch", "transformers", "peft", "accelerate", "datasets")
 
 RewardFunc = Callable[..., list[float]]
@@ -275,7 +275,7 @@ def _peft_config(lora: LoraSettings | None) -> Any:
 
 def _rollout_reward(config: TrainConfig) -> RewardFunc:
     # Imported here: the runtime's rollout machinery is needed only for GRPO.
-    from training.rewards import RolloutReward
+    from citeloop.training.rewards import RolloutReward
 
     settings = config.reward or RewardSettings()
     return RolloutReward.from_settings(corpus=settings.corpus, search_cost=settings.search_cost,

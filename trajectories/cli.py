@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 import typer
 
-from trajectories.diff import DiffError, diff_runs, render_diff
-from trajectories.runfile import RunFileError, read_run
-from trajectories.schema_export import schema_text
+from citeloop.trajectories.diff import DiffError, diff_runs, render_diff
+from citeloop.trajectories.runfile import RunFileError, read_run
+from citeloop.trajectories.schema_export import schema_text
 
 
 class CommandError(click.ClickException):
@@ -73,7 +73,7 @@ def store_ingest(
     """Add new and changed run files to the store; unchanged files are skipped."""
     import json
 
-    from trajectories.store import StoreError, ingest  # polars loads only for store commands
+    from citeloop.trajectories.store import StoreError, ingest  # polars loads only for store commands
 
     try:
         report = ingest(runs, store, validate=validate)
@@ -98,8 +98,8 @@ def store_stats(
     """Rows per table, decisions by kind and policy, searches per sub-question, verdicts."""
     import json
 
-    from trajectories.store import Store, StoreError
-    from trajectories.store_queries import render_stats, stats
+    from citeloop.trajectories.store import Store, StoreError
+    from citeloop.trajectories.store_queries import render_stats, stats
 
     try:
         result = stats(Store.open(store))

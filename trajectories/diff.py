@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, event_to_dict
-from trajectories.header import RunHeader
+from citeloop.trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, event_to_dict
+from citeloop.trajectories.header import RunHeader
 
 
 class DiffError(ValueError):

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
-from trajectories.models import (
+from citeloop.trajectories.models import (
     Claim,
     EvidenceCard,
     Plan,

@@ -16,8 +16,8 @@ from typing import IO, Protocol
 
 from pydantic import ValidationError
 
-from trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, Event, TextBlob, parse_event
-from trajectories.header import RunHeader
+from citeloop.trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, Event, TextBlob, parse_event
+from citeloop.trajectories.header import RunHeader
 
 
 class RunFileError(ValueError):

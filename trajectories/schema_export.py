@@ -6,8 +6,8 @@ import json
 from importlib import resources
 from typing import Any
 
-from trajectories.events import event_adapter
-from trajectories.header import SCHEMA_VERSION, RunHeader
+from citeloop.trajectories.events import event_adapter
+from citeloop.trajectories.header import SCHEMA_VERSION, RunHeader
 
 SCHEMA_FILE = "trajectory.schema.json"
 

@@ -52,7 +52,7 @@ Cyclic garbage collection is paused during an ingest.
 Typical queries (functions in `trajectories.store_queries`, used by `citeloop store stats`)::
 
     import polars as pl
-    from trajectories.store import Store
+    from citeloop.trajectories.store import Store
     store = Store.open("store")
 
     # decisions by kind and policy
@@ -97,9 +97,9 @@ import msgspec
 import numpy as np
 import polars as pl
 
-from trajectories.events import DECISION_TYPES, Event
-from trajectories.header import RunHeader
-from trajectories.runfile import RunFileError, decompress_run_bytes, parse_run_bytes
+from citeloop.trajectories.events import DECISION_TYPES, Event
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.runfile import RunFileError, decompress_run_bytes, parse_run_bytes
 
 MANIFEST = "manifest.json"
 STORE_FORMAT = "citeloop-store"

@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from trajectories.store import TABLES, Store
+from citeloop.trajectories.store import TABLES, Store
 
 
 def decisions_by_kind_and_policy(store: Store) -> pl.DataFrame:

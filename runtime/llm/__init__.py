@@ -3,8 +3,8 @@ scripted fake, versioned prompt assets, and recording model calls into the traje
 
 from __future__ import annotations
 
-from runtime.llm.cache import ResponseCache
-from runtime.llm.client import (
+from citeloop.runtime.llm.cache import ResponseCache
+from citeloop.runtime.llm.client import (
     ChatClient,
     Constraint,
     ModelEndpoint,
@@ -12,15 +12,15 @@ from runtime.llm.client import (
     OpenAIChatClient,
     Sampling,
 )
-from runtime.llm.fake import FakeChatClient, Scripted, fake_client
-from runtime.llm.prompts import (
+from citeloop.runtime.llm.fake import FakeChatClient, Scripted, fake_client
+from citeloop.runtime.llm.prompts import (
     DataItem,
     PromptError,
     PromptLibrary,
     PromptSpec,
     RenderedPrompt,
 )
-from runtime.llm.record import chat_and_record, record_reply
+from citeloop.runtime.llm.record import chat_and_record, record_reply
 
 __all__ = [
     "ChatClient", "Constraint", "DataItem", "FakeChatClient", "ModelEndpoint", "ModelReply", "OpenAIChatClient",
@@ -36,7 +36,7 @@ def model_spec(text: str) -> str | ModelEndpoint:
         return text
     from pydantic import ValidationError
 
-    from runtime.registry import read_yaml_mapping
+    from citeloop.runtime.registry import read_yaml_mapping
 
     data = read_yaml_mapping(text)
     try:

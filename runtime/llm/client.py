@@ -5,7 +5,7 @@ Every call ends in a `ModelReply` with a status; nothing is raised into the engi
 failure is ever handed back as an empty answer. Transient failures (timeouts, 429s, 5xx,
 lost connections) are retried with exponential backoff; the openai package's own retries
 are switched off so each attempt is ours to count and record. Successful replies are
-cached on disk by the content hash of the request (`runtime.llm.cache`).
+cached on disk by the content hash of the request (`citeloop.runtime.llm.cache`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runtime.llm.cache import ResponseCache
-from runtime.llm.prompts import RenderedPrompt
-from trajectories.events import ModelCallStatus, TokenLogprob
-from trajectories.header import content_digest
+from citeloop.runtime.llm.cache import ResponseCache
+from citeloop.runtime.llm.prompts import RenderedPrompt
+from citeloop.trajectories.events import ModelCallStatus, TokenLogprob
+from citeloop.trajectories.header import content_digest
 
 
 class Sampling(BaseModel):

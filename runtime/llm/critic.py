@@ -19,18 +19,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.claims import CheckedClaim
-from runtime.injection import strip_invisible
-from runtime.ledger import Ledger
-from runtime.llm.client import ChatClient, Constraint
-from runtime.llm.json_reply import json_object
-from runtime.llm.prompts import DataItem, PromptLibrary
-from runtime.llm.record import record_reply
-from runtime.numbers import numbers_match
-from runtime.recorder import Recorder
-from runtime.text import content_terms, term_overlap
-from runtime.verifier import VerifierConfig, is_negated
-from trajectories.events import ClaimDropped, PartFallback
+from citeloop.runtime.claims import CheckedClaim
+from citeloop.runtime.injection import strip_invisible
+from citeloop.runtime.ledger import Ledger
+from citeloop.runtime.llm.client import ChatClient, Constraint
+from citeloop.runtime.llm.json_reply import json_object
+from citeloop.runtime.llm.prompts import DataItem, PromptLibrary
+from citeloop.runtime.llm.record import record_reply
+from citeloop.runtime.numbers import numbers_match
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.text import content_terms, term_overlap
+from citeloop.runtime.verifier import VerifierConfig, is_negated
+from citeloop.trajectories.events import ClaimDropped, PartFallback
 
 CRITIC_PROMPT = "critic_weakest"
 PROBLEMS = ("unsupported", "contradicted", "none", "undecidable")
@@ -61,7 +61,7 @@ class LLMCritic:
         self.config = config or VerifierConfig()
         self.library = library or PromptLibrary()
         self.ref_args: dict[str, Any] = {}
-        """What the run header records about the client (set by `runtime.llm.parts.build_parts`)."""
+        """What the run header records about the client (set by `citeloop.runtime.llm.parts.build_parts`)."""
 
     def review(self, kept: list[CheckedClaim], ledger: Ledger, rec: Recorder) -> list[CheckedClaim]:
         """The claims that survive the critic: `kept` minus at most one confirmed veto."""

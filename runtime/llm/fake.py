@@ -15,16 +15,16 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from runtime.llm.client import (
+from citeloop.runtime.llm.client import (
     Constraint,
     ModelReply,
     Sampling,
     check_completion,
     request_digest,
 )
-from runtime.llm.prompts import RenderedPrompt
-from runtime.registry import load_object
-from trajectories.events import ModelCallStatus, TokenLogprob
+from citeloop.runtime.llm.prompts import RenderedPrompt
+from citeloop.runtime.registry import load_object
+from citeloop.trajectories.events import ModelCallStatus, TokenLogprob
 
 
 class Scripted(BaseModel):

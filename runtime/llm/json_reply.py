@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from runtime.llm.client import ModelReply
+from citeloop.runtime.llm.client import ModelReply
 
 
 def json_object(reply: ModelReply) -> tuple[dict[str, Any] | None, str]:

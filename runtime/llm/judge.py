@@ -24,15 +24,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runtime.injection import strip_invisible
-from runtime.llm.client import ChatClient, ModelReply
-from runtime.llm.prompts import DataItem, PromptLibrary, RenderedPrompt
-from runtime.llm.record import record_reply
-from runtime.numbers import numbers_match
-from runtime.recorder import Recorder
-from runtime.text import content_terms, term_overlap
-from runtime.verifier import VerifierConfig, is_negated
-from trajectories.models import VerdictRecord
+from citeloop.runtime.injection import strip_invisible
+from citeloop.runtime.llm.client import ChatClient, ModelReply
+from citeloop.runtime.llm.prompts import DataItem, PromptLibrary, RenderedPrompt
+from citeloop.runtime.llm.record import record_reply
+from citeloop.runtime.numbers import numbers_match
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.text import content_terms, term_overlap
+from citeloop.runtime.verifier import VerifierConfig, is_negated
+from citeloop.trajectories.models import VerdictRecord
 
 EXTRACT_PROMPT = "verdict_extract"
 NONE_ANSWER = "none"

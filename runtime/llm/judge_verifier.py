@@ -3,7 +3,7 @@
 The lexical verifier is the deterministic pre-stage and decides every claim it can. Only
 when it says `undecidable` (the gray zone) does the check fire: one extraction call copies
 evidence sentences verbatim, and the verdict is decided in code from what was copied
-(`runtime.llm.judge`). Each check is counted in the run's `run_meta.checks["judge"]`
+(`citeloop.runtime.llm.judge`). Each check is counted in the run's `run_meta.checks["judge"]`
 (`ran`, `fired`), so the firing rate is measured on every run.
 
 The model is called only with a recorder attached (the engine attaches the run's), so no
@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from runtime.llm.client import ChatClient
-from runtime.llm.judge import EXTRACT_PROMPT, EvidenceSentence, judge_claim
-from runtime.llm.prompts import PromptLibrary
-from runtime.recorder import Recorder
-from runtime.sentences import split_sentences
-from runtime.verifier import EvidenceText, LexicalVerifier, VerifierConfig
-from trajectories.events import PartFallback
-from trajectories.models import VerdictRecord
+from citeloop.runtime.llm.client import ChatClient
+from citeloop.runtime.llm.judge import EXTRACT_PROMPT, EvidenceSentence, judge_claim
+from citeloop.runtime.llm.prompts import PromptLibrary
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.sentences import split_sentences
+from citeloop.runtime.verifier import EvidenceText, LexicalVerifier, VerifierConfig
+from citeloop.trajectories.events import PartFallback
+from citeloop.trajectories.models import VerdictRecord
 
 
 def evidence_sentences(evidence: Sequence[EvidenceText]) -> list[EvidenceSentence]:
@@ -45,7 +45,7 @@ class JudgeVerifier:
         self.library = library or PromptLibrary()
         self.recorder: Recorder | None = None
         self.ref_args: dict[str, Any] = {}
-        """What the run header records about the client (set by `runtime.llm.parts.build_parts`)."""
+        """What the run header records about the client (set by `citeloop.runtime.llm.parts.build_parts`)."""
 
     def attach(self, recorder: Recorder) -> None:
         self.recorder = recorder

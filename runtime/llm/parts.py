@@ -15,23 +15,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.claims import CheckedClaim, write_and_verify
-from runtime.config import ResearchConfig
-from runtime.ledger import Ledger
-from runtime.llm.client import ChatClient, ModelEndpoint, Sampling
-from runtime.llm.critic import LLMCritic
-from runtime.llm.judge_verifier import JudgeVerifier
-from runtime.llm.planner import LLMPlanner
-from runtime.llm.prompts import PromptLibrary
-from runtime.llm.recorded import RecordedChatClient
-from runtime.llm.screen import DEFAULT_MIN_CONFIDENCE, LLMInjectionScreen
-from runtime.llm.writer import LLMClaimWriter
-from runtime.planner import PLANNERS, Planner, resolve_planner
-from runtime.recorder import Recorder
-from runtime.verifier import Verifier, resolve_verifier
-from trajectories.events import BaseEvent
-from trajectories.header import ComponentRef
-from trajectories.models import EvidenceCard, Plan
+from citeloop.runtime.claims import CheckedClaim, write_and_verify
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.ledger import Ledger
+from citeloop.runtime.llm.client import ChatClient, ModelEndpoint, Sampling
+from citeloop.runtime.llm.critic import LLMCritic
+from citeloop.runtime.llm.judge_verifier import JudgeVerifier
+from citeloop.runtime.llm.planner import LLMPlanner
+from citeloop.runtime.llm.prompts import PromptLibrary
+from citeloop.runtime.llm.recorded import RecordedChatClient
+from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE, LLMInjectionScreen
+from citeloop.runtime.llm.writer import LLMClaimWriter
+from citeloop.runtime.planner import PLANNERS, Planner, resolve_planner
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.verifier import Verifier, resolve_verifier
+from citeloop.trajectories.events import BaseEvent
+from citeloop.trajectories.header import ComponentRef
+from citeloop.trajectories.models import EvidenceCard, Plan
 
 WRITERS = ("rule", "llm")
 MODEL_PART_VERSIONS = {("planner", "llm"): LLMPlanner.version, ("verifier", "judge"): JudgeVerifier.version}

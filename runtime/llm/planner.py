@@ -18,21 +18,21 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from runtime.config import PlannerSettings
-from runtime.llm.client import ChatClient, Constraint, ModelReply
-from runtime.llm.json_reply import json_object
-from runtime.llm.prompts import PromptLibrary, RenderedPrompt
-from runtime.llm.record import record_reply
-from runtime.planner import (
+from citeloop.runtime.config import PlannerSettings
+from citeloop.runtime.llm.client import ChatClient, Constraint, ModelReply
+from citeloop.runtime.llm.json_reply import json_object
+from citeloop.runtime.llm.prompts import PromptLibrary, RenderedPrompt
+from citeloop.runtime.llm.record import record_reply
+from citeloop.runtime.planner import (
     ASSUMPTIONS,
     PlanValidationError,
     RulePlanner,
     check_question,
     validate_plan,
 )
-from runtime.recorder import Recorder
-from trajectories.events import PartFallback
-from trajectories.models import Plan
+from citeloop.runtime.recorder import Recorder
+from citeloop.trajectories.events import PartFallback
+from citeloop.trajectories.models import Plan
 
 PLAN_PROMPT = "plan_research"
 _FIXED = {"question", "assumptions"}
@@ -84,7 +84,7 @@ class LLMPlanner:
         self.library = library or PromptLibrary()
         self.trace = _PlanningTrace()
         self.ref_args: dict[str, Any] = {}
-        """What the run header records about the client (set by `runtime.llm.parts.build_parts`)."""
+        """What the run header records about the client (set by `citeloop.runtime.llm.parts.build_parts`)."""
 
     def plan(self, question: str) -> Plan:
         question = check_question(question)

@@ -22,9 +22,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from runtime.injection import as_data_block, strip_invisible
-from runtime.registry import read_yaml_mapping
-from trajectories.events import ModelMessage
+from citeloop.runtime.injection import as_data_block, strip_invisible
+from citeloop.runtime.registry import read_yaml_mapping
+from citeloop.trajectories.events import ModelMessage
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "configs" / "prompts"
 UNDECIDABLE = "undecidable"

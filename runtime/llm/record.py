@@ -3,10 +3,10 @@ cache hit go to `run_meta` (transport facts), so a cached replay records the sam
 
 from __future__ import annotations
 
-from runtime.llm.client import ChatClient, Constraint, ModelReply, Sampling
-from runtime.llm.prompts import RenderedPrompt
-from runtime.recorder import Recorder
-from trajectories.events import ModelCall
+from citeloop.runtime.llm.client import ChatClient, Constraint, ModelReply, Sampling
+from citeloop.runtime.llm.prompts import RenderedPrompt
+from citeloop.runtime.recorder import Recorder
+from citeloop.trajectories.events import ModelCall
 
 
 def record_reply(recorder: Recorder, prompt: RenderedPrompt, reply: ModelReply, sampling: Sampling,

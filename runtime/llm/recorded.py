@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from collections.abc import Sequence
 
-from runtime.llm.client import (
+from citeloop.runtime.llm.client import (
     ChatClient,
     Constraint,
     ModelReply,
     Sampling,
     request_digest,
 )
-from runtime.llm.prompts import RenderedPrompt
-from trajectories.events import BaseEvent, ModelCall
+from citeloop.runtime.llm.prompts import RenderedPrompt
+from citeloop.trajectories.events import BaseEvent, ModelCall
 
 NOT_RECORDED = "not recorded"
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from runtime.llm.client import ChatClient, Constraint, ModelReply
-from runtime.llm.prompts import DataItem, PromptLibrary, RenderedPrompt
-from runtime.llm.record import chat_and_record
-from runtime.recorder import Recorder
-from trajectories.events import PartFallback
+from citeloop.runtime.llm.client import ChatClient, Constraint, ModelReply
+from citeloop.runtime.llm.prompts import DataItem, PromptLibrary, RenderedPrompt
+from citeloop.runtime.llm.record import chat_and_record
+from citeloop.runtime.recorder import Recorder
+from citeloop.trajectories.events import PartFallback
 
 SCREEN_PROMPT = "injection_check"
 ANSWERS = ("instruction", "clean", "undecidable")
@@ -49,7 +49,7 @@ class LLMInjectionScreen:
         self.min_confidence = min_confidence
         """None: the answer alone decides."""
         self.ref_args: dict[str, Any] = {}
-        """What the run header records about the client (set by `runtime.llm.parts.build_parts`)."""
+        """What the run header records about the client (set by `citeloop.runtime.llm.parts.build_parts`)."""
 
     def prompt(self, source: str, date: str | None, texts: list[str]) -> RenderedPrompt:
         """The check's prompt: the passage inside one data block."""

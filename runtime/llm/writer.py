@@ -22,25 +22,25 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from runtime.claims import (
+from citeloop.runtime.claims import (
     CLAIMS_PER_SUBQ,
     CheckedClaim,
     check_claim,
     draft_text,
     select_cards,
 )
-from runtime.injection import detect_injection
-from runtime.ledger import Ledger
-from runtime.llm.client import ChatClient, Constraint
-from runtime.llm.json_reply import json_object
-from runtime.llm.prompts import DataItem, PromptLibrary
-from runtime.llm.record import record_reply
-from runtime.numbers import numbers_match
-from runtime.recorder import Recorder
-from runtime.sentences import split_sentences
-from runtime.verifier import Verifier
-from trajectories.events import ClaimDrafted, EvidenceBound, PartFallback
-from trajectories.models import Claim, EvidenceCard, Plan
+from citeloop.runtime.injection import detect_injection
+from citeloop.runtime.ledger import Ledger
+from citeloop.runtime.llm.client import ChatClient, Constraint
+from citeloop.runtime.llm.json_reply import json_object
+from citeloop.runtime.llm.prompts import DataItem, PromptLibrary
+from citeloop.runtime.llm.record import record_reply
+from citeloop.runtime.numbers import numbers_match
+from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.sentences import split_sentences
+from citeloop.runtime.verifier import Verifier
+from citeloop.trajectories.events import ClaimDrafted, EvidenceBound, PartFallback
+from citeloop.trajectories.models import Claim, EvidenceCard, Plan
 
 WRITE_PROMPT = "write_claims"
 MAX_CLAIM_WORDS = 45
@@ -123,7 +123,7 @@ class LLMClaimWriter:
         self.client = client
         self.library = library or PromptLibrary()
         self.ref_args: dict[str, Any] = {}
-        """What the run header records about the client (set by `runtime.llm.parts.build_parts`)."""
+        """What the run header records about the client (set by `citeloop.runtime.llm.parts.build_parts`)."""
 
     def write_and_verify(self, plan: Plan, ledger: Ledger, verifier: Verifier, rec: Recorder,
                          evidence_for: Callable[[str], list[EvidenceCard]]) -> list[CheckedClaim]:

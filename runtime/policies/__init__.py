@@ -5,7 +5,7 @@ mixes them (unnamed kinds stay heuristic). A name that is not built in may be a
 `module:attr` path to a factory `(kind, config, seed) -> policy`. Unknown names fail with
 the list of valid ones.
 
-`"llm:stop=URL[#MODEL][,angle=URL,read=URL]"` puts a served model (`runtime.policies.llm`)
+`"llm:stop=URL[#MODEL][,angle=URL,read=URL]"` puts a served model (`citeloop.runtime.policies.llm`)
 behind the named kinds; the others stay heuristic. Without `#MODEL` the first model the
 server lists is used.
 """
@@ -16,16 +16,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
-from runtime.config import ResearchConfig
-from runtime.registry import load_object
-from runtime.policies.base import AngleCandidate, Choice, QueryAnglePolicy, ReadPolicy, StopPolicy
-from runtime.policies.explore import ExploreAngle, ExploreRead, ExploreStop
-from runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
-from runtime.policies.naive import NaiveAngle, NaiveRead, NaiveStop
-from trajectories.events import BaseEvent
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.registry import load_object
+from citeloop.runtime.policies.base import AngleCandidate, Choice, QueryAnglePolicy, ReadPolicy, StopPolicy
+from citeloop.runtime.policies.explore import ExploreAngle, ExploreRead, ExploreStop
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
+from citeloop.runtime.policies.naive import NaiveAngle, NaiveRead, NaiveStop
+from citeloop.trajectories.events import BaseEvent
 
 if TYPE_CHECKING:
-    from runtime.recorder import Recorder
+    from citeloop.runtime.recorder import Recorder
 
 KINDS = ("stop", "angle", "read")
 Factory = Callable[[str, ResearchConfig, int], Any]
@@ -109,7 +109,7 @@ def parse_llm_spec(spec: str) -> dict[str, tuple[str, str | None]]:
 
 
 def _llm_set(spec: str, config: ResearchConfig, recorded: Sequence[BaseEvent]) -> PolicySet:
-    from runtime.policies.llm import EndpointError, llm_policies  # imports the openai client only when used
+    from citeloop.runtime.policies.llm import EndpointError, llm_policies  # imports the openai client only when used
 
     endpoints = parse_llm_spec(spec)
     try:

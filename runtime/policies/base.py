@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
-from runtime.policies.base import AngleCandidate, Choice
-from runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
-from trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.runtime.policies.base import AngleCandidate, Choice
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
+from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 REF = PolicyRef(name="explore", version="1")
 

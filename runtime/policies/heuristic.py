@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from runtime.config import ReadSettings
-from runtime.policies.base import AngleCandidate, Choice
-from trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.runtime.config import ReadSettings
+from citeloop.runtime.policies.base import AngleCandidate, Choice
+from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 # A first search casts wide (the sub-question in the context of the whole question) so its
 # hits can serve sibling sub-questions as leads; a later hop already knows its entity and

@@ -1,6 +1,6 @@
 """The LLM policy: a served model takes the stop, angle, read and keep decisions.
 
-`LLMPolicy` renders each decision with the dataset templates (`runtime.policies.prompts`),
+`LLMPolicy` renders each decision with the dataset templates (`citeloop.runtime.policies.prompts`),
 so a fine-tuned model sees exactly the prompts it was trained on, and asks an
 OpenAI-compatible server (vLLM) under a structured-output constraint that admits only valid
 action lines: a choice for stop and angle, a regex for read and keep (indices in range, no
@@ -14,7 +14,7 @@ reply) the heuristic policy decides instead, and the decision's reason starts wi
 candidate) is taken without a call.
 
 The engine tells the policy about the run through `before_decision(recorder, subq, doc_id)`
-(see `runtime.policies.DecisionObserver`): the recorder's events give the question,
+(see `citeloop.runtime.policies.DecisionObserver`): the recorder's events give the question,
 sub-question texts and documents read; the recorder records the model calls.
 """
 
@@ -26,16 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
-from runtime.config import ResearchConfig
-from runtime.llm.client import ChatClient, Constraint, ModelEndpoint, OpenAIChatClient, Sampling
-from runtime.llm.prompts import RenderedPrompt
-from runtime.llm.record import record_reply
-from runtime.llm.recorded import RecordedChatClient
-from runtime.policies.actions import Action, format_action, parse_action
-from runtime.policies.base import AngleCandidate, Choice
-from runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
-from runtime.policies.prompts import TEMPLATES, RunContext, render_prompt
-from trajectories.events import (
+from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.llm.client import ChatClient, Constraint, ModelEndpoint, OpenAIChatClient, Sampling
+from citeloop.runtime.llm.prompts import RenderedPrompt
+from citeloop.runtime.llm.record import record_reply
+from citeloop.runtime.llm.recorded import RecordedChatClient
+from citeloop.runtime.policies.actions import Action, format_action, parse_action
+from citeloop.runtime.policies.base import AngleCandidate, Choice
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
+from citeloop.runtime.policies.prompts import TEMPLATES, RunContext, render_prompt
+from citeloop.trajectories.events import (
     AngleDecision,
     AngleState,
     BaseEvent,
@@ -52,7 +52,7 @@ from trajectories.events import (
 )
 
 if TYPE_CHECKING:
-    from runtime.recorder import Recorder
+    from citeloop.runtime.recorder import Recorder
 
 LLM_REF = PolicyRef(name="llm", version="1")
 SAMPLING = Sampling(temperature=0.0, max_tokens=32, logprobs=True)

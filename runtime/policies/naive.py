@@ -7,8 +7,8 @@ when a round adds fewer than three facts, or after four iterations. No ledger ru
 
 from __future__ import annotations
 
-from runtime.policies.base import AngleCandidate, Choice
-from trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.runtime.policies.base import AngleCandidate, Choice
+from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 MAX_ITERATIONS = 4
 MIN_NEW_FACTS = 3

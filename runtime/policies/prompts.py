@@ -16,16 +16,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from runtime.injection import as_data_block
-from runtime.policies.actions import KIND_OF_EVENT, Action
-from trajectories.events import (
+from citeloop.runtime.injection import as_data_block
+from citeloop.runtime.policies.actions import KIND_OF_EVENT, Action
+from citeloop.trajectories.events import (
     AngleDecision,
     Event,
     KeepDecision,
     ReadDecision,
     StopDecision,
 )
-from trajectories.runfile import RunFile
+from citeloop.trajectories.runfile import RunFile
 
 Message = dict[str, str]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from runtime.policies.base import AngleCandidate, Choice
-from trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.runtime.policies.base import AngleCandidate, Choice
+from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 
 class ScriptDivergence(RuntimeError):
