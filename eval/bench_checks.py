@@ -1,6 +1,6 @@
 """Check firing rates on real runs (seed 002: a check that fires on most runs is a bug).
 
-    python -m citeloop.eval.bench_checks [--data ../shared/data] [--questions 200] [--out bench-out/checks.json]
+    python -m citeloop.eval.bench_checks [--data DIR] [--questions 200] [--out bench-out/checks.json]
                                 [--llm ENDPOINT.yaml --model-questions 20]
 
 Researches the shared HotpotQA-100 and MuSiQue-100 questions over the embedded corpus twice:
@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from citeloop.eval.bench_injection import MODEL_PARTS, obedient_model
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.eval.gold import shared_multihop
 from citeloop.runtime.llm import FakeChatClient, model_spec
 from citeloop.runtime.session import ResearchKit, run_research
@@ -33,7 +34,7 @@ from citeloop.trajectories.store_queries import MOST_RUNS, check_firing
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=BUILTIN_DATA_DIR)
     parser.add_argument("--questions", type=int, default=200, help="first N of HotpotQA-100 then MuSiQue-100")
     parser.add_argument("--llm", default=None, help="endpoint YAML (or fake:NAME) for the model pipeline; "
                                                     "default: the obedient scripted model")

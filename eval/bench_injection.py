@@ -1,6 +1,6 @@
 """Injection benchmark (seed 001 section 14): poisoned pages mixed into the default corpus.
 
-    python -m citeloop.eval.bench_injection [--data ../shared/data] [--per-template 3] [--groups tuned,held-out-11]
+    python -m citeloop.eval.bench_injection [--data DIR] [--per-template 3] [--groups tuned,held-out-11]
                                    [--placements mirror,in-place] [--screen-llm ENDPOINT.yaml]
                                    [--out bench-out/injection.json]
 
@@ -44,6 +44,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.eval.gold import shared_multihop
 from citeloop.eval.injection_docs import (
     MARKERS,
@@ -335,7 +336,7 @@ def print_results(results: dict) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=BUILTIN_DATA_DIR)
     parser.add_argument("--per-template", type=int, default=3, help="poisoned documents per template")
     parser.add_argument("--groups", default=",".join(GROUPS),
                         help=f"template groups to run, comma-separated (default: all of {', '.join(GROUPS)})")

@@ -1,6 +1,6 @@
 """Preference-pair benchmark: pairs from the shared multihop questions, their yield, speed and gold direction.
 
-    python -m citeloop.eval.bench_pairs [--data ../shared/data] [--limit N] [--per-kind N] [--alternatives K]
+    python -m citeloop.eval.bench_pairs [--data DIR] [--limit N] [--per-kind N] [--alternatives K]
                                [--workers 2] [--out bench-out/pairs.json]
 
 1. Research every shared HotpotQA and MuSiQue question in a mix of environments (seed 20.3):

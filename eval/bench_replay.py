@@ -1,6 +1,6 @@
 """Replay benchmark: how long `replay --check` takes against the run it checks.
 
-    python -m citeloop.eval.bench_replay [--data ../shared/data] [--limit 50] [--out bench-out/replay.json]
+    python -m citeloop.eval.bench_replay [--data DIR] [--limit 50] [--out bench-out/replay.json]
 
 For each HotpotQA question it runs the research (heuristic, default config, file sink),
 then replays the file exactly (load the file, rebuild the components from the header,
@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.eval.gold import load_hotpotqa
 from citeloop.runtime.replay import check_run
 from citeloop.runtime.session import ResearchKit, run_research
@@ -29,7 +30,7 @@ from citeloop.trajectories.runfile import read_run
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=BUILTIN_DATA_DIR)
     parser.add_argument("--limit", type=int, default=50, help="questions from HotpotQA-100")
     parser.add_argument("--policy", default="heuristic")
     parser.add_argument("--out", type=Path, default=Path("bench-out/replay.json"))

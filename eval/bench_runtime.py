@@ -1,6 +1,6 @@
 """Runtime benchmark: `heuristic` against `naive` on the same questions and budget, in one run.
 
-    python -m citeloop.eval.bench_runtime [--data ../shared/data] [--limit N] [--out bench-out/runtime.json]
+    python -m citeloop.eval.bench_runtime [--data DIR] [--limit N] [--out bench-out/runtime.json]
 
 For each data set (HotpotQA-100 sentence-level gold, MuSiQue-100 paragraph-level gold)
 and each policy it reports gold recall of what was retrieved (read), carded and cited,
@@ -22,6 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.eval.gold import GoldQuestion, load_hotpotqa, load_musique, precision, recall, run_units
 from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.session import ResearchKit, run_research
@@ -105,7 +106,7 @@ def capture_overhead(questions: list[GoldQuestion], kit: ResearchKit, config: Re
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=BUILTIN_DATA_DIR)
     parser.add_argument("--limit", type=int, default=None, help="questions per data set")
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the capture-overhead batch")
     parser.add_argument("--out", type=Path, default=Path("bench-out/runtime.json"))

@@ -1,6 +1,6 @@
 """Store benchmark: ingest throughput, Parquet size against JSON Lines, query times at 1M events.
 
-    python -m citeloop.eval.bench_store [--data ../shared/data] [--seeds 2] [--workers 2]
+    python -m citeloop.eval.bench_store [--data DIR] [--seeds 2] [--workers 2]
                                [--runs-dir DIR] [--target-events 1000000] [--out bench-out/store.json]
 
 1. Generates runs with the runtime: every HotpotQA-100 and MuSiQue-100 question under the
@@ -32,6 +32,7 @@ from pathlib import Path
 
 import polars as pl
 
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.trajectories import store_queries
 from citeloop.trajectories.store import TABLES, Store, ingest
 
@@ -108,7 +109,7 @@ def time_query(fn, store: Store, repeats: int = 3) -> tuple[float, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=BUILTIN_DATA_DIR)
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--runs-dir", type=Path, default=None, help="keep generated runs here (reused if present)")

@@ -1,4 +1,4 @@
-"""Evaluation sets: the five shared gold data sets and a user's own questions, as one model.
+"""Evaluation sets: the five gold data sets and a user's own questions, as one model.
 
 Every loader returns an `EvalSet`: the questions (or claims) with their gold evidence units
 and the `Corpus` to search. A gold unit is `(doc id, sentence index)`; index -1 means the
@@ -14,8 +14,15 @@ per claim, the documents it is checked against and the gold label for each.
 | wice     | claim_dev.jsonl            | sentence   | one document per claim, `wice-ID`, pre-split  |
 
 HotpotQA and MuSiQue use the embedded corpus (the union of both samples, built from the
-same shared files by `citeloop.runtime.corpus.build_multihop_corpus`), so their numbers compare with
+same files by `citeloop.runtime.corpus.build_multihop_corpus`), so their numbers compare with
 `eval.bench_runtime` and with `citeloop research` on its default corpus.
+
+Where the files come from: the multihop sets (hotpotqa, musique, 2wiki) ship with citeloop
+in `BUILTIN_DATA_DIR` (eval/data/, license notes in eval/data/multihop/README.md) and load
+from there unless a data directory is given (`--data DIR`, laid out as `DIR/multihop/`).
+SciFact and WiCE are not shipped: without `--data` they load from `../shared/data` beside
+the repository when it holds them (`SHARED_DATA_DIR`), else `DatasetError` says where to
+get them.
 """
 
 from __future__ import annotations
@@ -35,7 +42,21 @@ Level = Literal["sentence", "paragraph", "title"]
 Task = Literal["research", "verify"]
 
 DATASETS = ("hotpotqa", "musique", "2wiki", "scifact", "wice")
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+BUILTIN_DATA_DIR = Path(__file__).resolve().parent / "data"
+"""The shipped copy of the multihop files (`BUILTIN_DATA_DIR / "multihop" / ...`)."""
+DEFAULT_DATA_DIR = BUILTIN_DATA_DIR
+"""The default `--data` of the multihop loaders and the benchmarks (the shipped copy)."""
+SHARED_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
+"""The fallback for the sets that are not shipped (SciFact, WiCE): `../shared/data` beside the
+repository, used only when it holds the set."""
+
+MULTIHOP = ("hotpotqa", "musique", "2wiki")
+NOT_SHIPPED = {
+    "scifact": ("SciFact", "the SciFact release (Wadden et al., 2020; repository allenai/scifact)",
+                "corpus.jsonl and claims_*.jsonl (claims_train.jsonl is read)"),
+    "wice": ("WiCE", "the WiCE release (Kamoi et al., 2023; repository ryokamoi/wice), entailment-retrieval "
+                     "claim split", "claim_dev.jsonl"),
+}
 
 
 class DatasetError(ValueError):
@@ -86,9 +107,35 @@ class EvalSet(BaseModel):
         return self if n is None else self.model_copy(update={"questions": self.questions[:n]})
 
 
+def _not_shipped(name: str) -> str:
+    title, source, files = NOT_SHIPPED[name]
+    return (f"{title} is not shipped with citeloop: get it from {source}, put {files} under DIR/{name}/, "
+            f"and pass --data DIR")
+
+
+def claims_data_dir(name: str, data_dir: Path | None) -> Path:
+    """The data directory for a set that is not shipped (`scifact`, `wice`): `data_dir` when
+    given, else `SHARED_DATA_DIR` when it holds the set; otherwise a `DatasetError` that says
+    where to get it and to pass --data."""
+    if data_dir is not None:
+        return Path(data_dir)
+    if (SHARED_DATA_DIR / name).is_dir():
+        return SHARED_DATA_DIR
+    raise DatasetError(_not_shipped(name))
+
+
+def _claims_file(name: str, data_dir: Path, filename: str) -> Path:
+    path = data_dir / name / filename
+    if not path.is_file():
+        raise DatasetError(f"{path}: data file not found; {_not_shipped(name)}")
+    return path
+
+
 def _read_json(path: Path) -> object:
     if not path.is_file():
-        raise DatasetError(f"{path}: data file not found")
+        hint = "" if path.parent == BUILTIN_DATA_DIR / "multihop" else \
+            f" (the shipped copy is in {BUILTIN_DATA_DIR}; leave out --data to use it)"
+        raise DatasetError(f"{path}: data file not found{hint}")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -114,7 +161,7 @@ def _read_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
 # --------------------------------------------------------------------------- multihop
 
 
-def load_hotpotqa(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+def load_hotpotqa(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
     corpus = corpus or load_embedded_corpus()
     by_title = {d.title: d.id for d in corpus if d.id.startswith("hotpotqa-")}
     questions = []
@@ -125,7 +172,7 @@ def load_hotpotqa(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = Non
     return EvalSet(name="hotpotqa", level="sentence", questions=questions, corpus=corpus)
 
 
-def load_musique(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+def load_musique(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
     corpus = corpus or load_embedded_corpus()
     # MuSiQue titles repeat across passages, so a passage is its (title, text).
     by_content = {(d.title, d.text.strip()): d.id for d in corpus if d.id.startswith("musique-")}
@@ -161,7 +208,7 @@ def wiki2_type(question: str, n_gold_titles: int) -> str:
     return "compositional"
 
 
-def load_2wiki_corpus(data_dir: Path = DEFAULT_DATA_DIR) -> Corpus:
+def load_2wiki_corpus(data_dir: Path = BUILTIN_DATA_DIR) -> Corpus:
     path = Path(data_dir) / "multihop" / "2wiki_corpus.json"
     passages = _read_json(path)
     docs = [Document(id=f"2wiki-{i:04d}", title=p["title"], text=p["text"].strip(), publisher="Wikipedia",
@@ -170,7 +217,7 @@ def load_2wiki_corpus(data_dir: Path = DEFAULT_DATA_DIR) -> Corpus:
     return Corpus(docs, source=str(path))
 
 
-def load_2wiki(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+def load_2wiki(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
     corpus = corpus or load_2wiki_corpus(data_dir)
     by_title = {d.title: d.id for d in corpus}
     questions = []
@@ -196,8 +243,8 @@ def load_2wiki(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) 
 SCIFACT_NEI = "NOT_ENOUGH_INFO"
 
 
-def load_scifact_corpus(data_dir: Path = DEFAULT_DATA_DIR) -> Corpus:
-    path = Path(data_dir) / "scifact" / "corpus.jsonl"
+def load_scifact_corpus(data_dir: Path | None = None) -> Corpus:
+    path = _claims_file("scifact", claims_data_dir("scifact", data_dir), "corpus.jsonl")
     docs = []
     for lineno, row in _read_jsonl(path):
         sentences = [s.strip() for s in row["abstract"]]
@@ -208,12 +255,14 @@ def load_scifact_corpus(data_dir: Path = DEFAULT_DATA_DIR) -> Corpus:
     return Corpus(docs, source=str(path))
 
 
-def load_scifact(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+def load_scifact(data_dir: Path | None = None, corpus: Corpus | None = None) -> EvalSet:
     """SciFact claims: gold = rationale sentences; doc_labels = every cited abstract's label
     (SUPPORT / CONTRADICT where it is evidence, NOT_ENOUGH_INFO where it is cited but not)."""
+    data_dir = claims_data_dir("scifact", data_dir)
+    claims = _claims_file("scifact", data_dir, "claims_train.jsonl")
     corpus = corpus or load_scifact_corpus(data_dir)
     questions = []
-    for _, row in _read_jsonl(Path(data_dir) / "scifact" / "claims_train.jsonl"):
+    for _, row in _read_jsonl(claims):
         gold: set[Unit] = set()
         labels: dict[str, str] = {}
         for doc_id in row["cited_doc_ids"]:
@@ -229,9 +278,9 @@ def load_scifact(data_dir: Path = DEFAULT_DATA_DIR, corpus: Corpus | None = None
                    tasks=("verify", "research"))
 
 
-def load_wice(data_dir: Path = DEFAULT_DATA_DIR) -> EvalSet:
+def load_wice(data_dir: Path | None = None) -> EvalSet:
     """WiCE claims, each with its cited article as one document (its sentences as given)."""
-    path = Path(data_dir) / "wice" / "claim_dev.jsonl"
+    path = _claims_file("wice", claims_data_dir("wice", data_dir), "claim_dev.jsonl")
     docs, questions = [], []
     for lineno, row in _read_jsonl(path):
         qid = str(row["meta"]["id"])
@@ -307,14 +356,20 @@ def load_user_set(path: str | Path, corpus: Corpus | str | Path | None = None) -
 
 
 def load_eval_set(name: str, data_dir: Path | None = None, corpus: str | Path | None = None) -> EvalSet:
-    """A built-in data set by name, or a user JSONL question file by path."""
-    data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
-    loaders = {"hotpotqa": load_hotpotqa, "musique": load_musique, "2wiki": load_2wiki,
-               "scifact": load_scifact, "wice": load_wice}
-    if name in loaders:
+    """A built-in data set by name, or a user JSONL question file by path.
+
+    `data_dir` (`--data`): where the data set's files are (`DIR/multihop/`, `DIR/scifact/`,
+    `DIR/wice/`); None: the shipped copy for the multihop sets, `SHARED_DATA_DIR` (when it
+    holds them) for SciFact and WiCE."""
+    if data_dir is not None:
+        data_dir = Path(data_dir)
         if not data_dir.is_dir():
-            raise DatasetError(f"{data_dir}: shared data directory not found (give --data)")
-        return loaders[name](data_dir)
+            raise DatasetError(f"--data {data_dir}: not a directory (it should hold multihop/, scifact/ or wice/)")
+    if name in MULTIHOP:
+        loader = {"hotpotqa": load_hotpotqa, "musique": load_musique, "2wiki": load_2wiki}[name]
+        return loader(data_dir if data_dir is not None else BUILTIN_DATA_DIR)
+    if name in NOT_SHIPPED:
+        return (load_scifact if name == "scifact" else load_wice)(data_dir)
     if Path(name).suffix in (".jsonl", ".json") or Path(name).is_file():
         if not Path(name).is_file():
             raise DatasetError(f"{name}: question file not found")
@@ -322,6 +377,7 @@ def load_eval_set(name: str, data_dir: Path | None = None, corpus: str | Path | 
     raise DatasetError(f"unknown dataset {name!r}; valid: {', '.join(DATASETS)} or a path to a JSONL question file")
 
 
-__all__ = ["EvalQuestion", "EvalSet", "DatasetError", "DATASETS", "load_eval_set", "load_hotpotqa", "load_musique",
+__all__ = ["EvalQuestion", "EvalSet", "DatasetError", "DATASETS", "BUILTIN_DATA_DIR", "DEFAULT_DATA_DIR",
+           "SHARED_DATA_DIR", "claims_data_dir", "load_eval_set", "load_hotpotqa", "load_musique",
            "load_2wiki", "load_2wiki_corpus", "load_scifact", "load_scifact_corpus", "load_wice", "load_user_set",
            "wiki2_type", "SCIFACT_NEI", "CorpusError"]

@@ -1,10 +1,17 @@
 """`citeloop eval`: policies side by side on a gold data set, or verifier accuracy on claims.
 
     citeloop eval --dataset hotpotqa --policies heuristic,naive,explore [--limit N] [--out DIR] [--json]
-    citeloop eval --dataset scifact            # claim sets default to verifier accuracy
+    citeloop eval --dataset hotpotqa --limit 5 --runs-out runs/eval   # keep every run file
+    citeloop eval --dataset scifact --data DIR  # claim sets default to verifier accuracy
     citeloop eval --dataset my_questions.jsonl --corpus my_corpus.jsonl
+    citeloop gold --dataset hotpotqa --out gold/hotpotqa.jsonl
 
-Writes `eval.json` and a PNG chart into `--out` (default `eval-out/<dataset>`).
+Writes `eval.json` and a PNG chart into `--out` (default `eval-out/<dataset>`). The runs
+themselves are kept only with `--runs-out DIR`: `DIR/POLICY/QUESTION_ID.jsonl`, one per
+question per policy (see `citeloop.eval.harness.run_file_name`).
+
+HotpotQA, MuSiQue and 2Wiki ship with citeloop (eval/data/multihop); SciFact and WiCE do
+not: pass `--data DIR` (see `citeloop.eval.datasets`).
 """
 
 from __future__ import annotations
@@ -12,25 +19,47 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-import yaml
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from citeloop.eval.charts import confusion_chart, quality_cost_chart
-from citeloop.eval.datasets import DatasetError, EvalSet, load_eval_set
-from citeloop.eval.harness import bm25_baseline, check_policies, parse_policies, run_eval
-from citeloop.eval.verifier_eval import evaluate_verifier, pair_count
-from citeloop.filters.gold import GoldEntry, GoldSet, question_key
-from citeloop.runtime.config import ConfigError, load_config
-from citeloop.runtime.index import BM25Index
-from citeloop.runtime.session import ResearchKit
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from citeloop.eval.datasets import EvalSet
+
+# Data sets, the research kit, charts (matplotlib) and the verifier are imported inside the
+# commands, so `citeloop --help` loads none of them.
+
+
+DATA_HELP = ("Data directory holding multihop/, scifact/ or wice/ (default: the copy of hotpotqa, musique and "
+             "2wiki shipped with citeloop; scifact and wice are not shipped: ../shared/data beside the "
+             "repository if present, else give DIR).")
+
+
+def _runs_out(runs_out: Path | None, task: str) -> Path | None:
+    """Check `--runs-out` before anything runs or is written."""
+    from citeloop.eval.datasets import DatasetError
+
+    if runs_out is None:
+        return None
+    if task == "verify":
+        raise DatasetError("--runs-out keeps research runs; --task verify makes none (leave --runs-out out)")
+    if runs_out.exists() and not runs_out.is_dir():
+        raise DatasetError(f"--runs-out {runs_out}: is an existing file, not a directory")
+    for parent in runs_out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise DatasetError(f"--runs-out {runs_out}: {parent} is a file, not a directory")
+    return runs_out
 
 
 def _overrides(eval_set: EvalSet, settings: list[str]) -> dict[str, Any]:
+    import yaml
+
+    from citeloop.runtime.config import ConfigError
+
     out: dict[str, Any] = dict(eval_set.config_overrides)
     for item in settings:
         key, sep, value = item.partition("=")
@@ -41,6 +70,8 @@ def _overrides(eval_set: EvalSet, settings: list[str]) -> dict[str, Any]:
 
 
 def _progress(console: Console) -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=console, transient=True)
 
@@ -140,15 +171,31 @@ def eval_command(
     seed: int = typer.Option(0, help="Seed for exploratory policies."),
     task: str = typer.Option("auto", help="auto | research | verify (claim sets default to verify)."),
     corpus: Path = typer.Option(None, "--corpus", help="Corpus JSONL for a user question file (default: embedded)."),
-    data: Path = typer.Option(None, "--data", help="Shared data directory (default ../shared/data)."),
+    data: Path = typer.Option(None, "--data", help=DATA_HELP),
     verifier: str = typer.Option("lexical", help="Verifier for --task verify."),
+    runs_out: Path = typer.Option(None, "--runs-out", help="Keep every run file the evaluation makes (research task), "
+                                                           "one per question per policy, as DIR/POLICY/QUESTION_ID."
+                                                           "jsonl (files of the same name are replaced), for "
+                                                           "`citeloop show FILE`, `citeloop score DIR/POLICY`, "
+                                                           "`citeloop view FILE` or `citeloop view --eval "
+                                                           "OUT/eval.json --runs DIR/POLICY`. Default: runs are "
+                                                           "scored in memory and not kept."),
 ) -> None:
     """Compare policies on a gold data set (same questions, same budget), or score the verifier."""
+    from citeloop.eval.charts import confusion_chart, quality_cost_chart
+    from citeloop.eval.datasets import DatasetError, load_eval_set
+    from citeloop.eval.harness import bm25_baseline, check_policies, parse_policies, run_eval
+    from citeloop.eval.verifier_eval import evaluate_verifier, pair_count
+    from citeloop.runtime.config import load_config
+    from citeloop.runtime.index import BM25Index
+    from citeloop.runtime.session import ResearchKit
+
     eval_set = load_eval_set(dataset, data, corpus)
     if task == "auto":
         task = eval_set.tasks[0]
     if task not in eval_set.tasks:
         raise DatasetError(f"task {task!r} is not available for {eval_set.name} (available: {', '.join(eval_set.tasks)})")
+    runs_out = _runs_out(runs_out, task)
     eval_set = eval_set.limit(limit)
     out = out or Path("eval-out") / eval_set.name
     err = Console(stderr=True)
@@ -179,7 +226,8 @@ def eval_command(
         payload["dataset"]["index_from_cache"] = index.loaded_from_cache
         with _progress(err) as progress:
             bar = progress.add_task("researching", total=len(eval_set.questions) * len(runs))
-            payload.update(run_eval(eval_set, kit, runs, cfg, seed, on_step=lambda: progress.advance(bar)))
+            payload.update(run_eval(eval_set, kit, runs, cfg, seed, on_step=lambda: progress.advance(bar),
+                                    runs_out=runs_out))
         payload["bm25_baseline"] = bm25_baseline(eval_set, index, k=10)
         chart = quality_cost_chart(payload["policies"], out / "quality_cost.png",
                                    f"{eval_set.name}: gold recall vs searches ({len(eval_set.questions)} questions)",
@@ -194,16 +242,26 @@ def eval_command(
         return
     (_verify_table if task == "verify" else _research_tables)(payload, console)
     console.print(f"wrote {target} and {chart}")
+    if runs_out is not None:
+        kept = sum(len(r["per_question"]) for r in payload["policies"].values())
+        console.print(f"kept {kept} run files in {runs_out}/POLICY/ (citeloop score {runs_out}/POLICY, "
+                      f"citeloop view --eval {target} --runs {runs_out}/POLICY)")
 
 
 def gold_command(
     dataset: str = typer.Option(..., "--dataset", help="hotpotqa | musique | 2wiki | scifact | wice | PATH (as eval)"),
     out: Path = typer.Option(..., "--out", help="Gold file to write (JSONL: question, level, units)."),
     corpus: Path = typer.Option(None, "--corpus", help="Corpus JSONL for a user question file (default: embedded)."),
-    data: Path = typer.Option(None, "--data", help="Shared data directory (default ../shared/data)."),
+    data: Path = typer.Option(None, "--data", help=DATA_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
 ) -> None:
-    """Write a data set's gold evidence as a gold file, for `citeloop export pairs --gold`."""
+    """Write a data set's gold evidence as a gold file, for `citeloop export pairs --gold`.
+
+    Works out of the box for hotpotqa, musique and 2wiki (shipped with citeloop), e.g.
+    `citeloop gold --dataset hotpotqa --out gold/hotpotqa.jsonl`."""
+    from citeloop.eval.datasets import DatasetError, load_eval_set
+    from citeloop.filters.gold import GoldEntry, GoldSet, question_key
+
     eval_set = load_eval_set(dataset, data, corpus)
     entries = {question_key(q.question): GoldEntry(frozenset(q.gold), eval_set.level)
                for q in eval_set.questions if q.gold}

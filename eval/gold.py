@@ -6,7 +6,8 @@ re-exported here for eval's callers. `sp_metrics` is HotpotQA's official support
 score.
 
 `load_hotpotqa` / `load_musique` / `GoldQuestion` are the older loaders used by
-`eval.bench_runtime`; `eval.datasets` holds the loaders of the evaluation harness.
+`eval.bench_runtime`; `eval.datasets` holds the loaders of the evaluation harness. Their
+files ship with citeloop in eval/data/multihop (`citeloop.eval.datasets.BUILTIN_DATA_DIR`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from citeloop.filters.gold import (  # noqa: F401  (re-exported: eval's gold met
     search_hit_docs,
     unit_hits,
 )
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.runtime.corpus import Corpus
 
 
@@ -62,8 +64,10 @@ def load_musique(path: Path, corpus: Corpus) -> list[GoldQuestion]:
     return out
 
 
-def shared_multihop(data: Path, corpus: Corpus) -> list[GoldQuestion]:
-    """The benchmarks' 200 shared questions: HotpotQA-100, then MuSiQue-100 (`data` is `../shared/data`)."""
+def shared_multihop(data: Path | None, corpus: Corpus) -> list[GoldQuestion]:
+    """The benchmarks' 200 shared questions: HotpotQA-100, then MuSiQue-100. `data` holds
+    `multihop/`; None means the copy shipped in eval/data (`BUILTIN_DATA_DIR`)."""
+    data = Path(data) if data is not None else BUILTIN_DATA_DIR
     return [*load_hotpotqa(data / "multihop" / "hotpotqa_100.json", corpus),
             *load_musique(data / "multihop" / "musique_100.json", corpus)]
 

@@ -11,14 +11,20 @@ alone) is computed directly with the index.
 
 `naive` means seed 003's loop: the naive planner with naive policies. Every other policy
 name runs with the rule planner.
+
+Runs are captured in memory; with `runs_out` every run is also kept as a run file,
+`runs_out/POLICY/QUESTION_ID.jsonl` (`run_file_name`: names made file-safe, deterministic),
+so `citeloop show`, `citeloop score runs_out/POLICY` and `citeloop view` open them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from citeloop.eval.datasets import EvalQuestion, EvalSet, Unit
@@ -31,7 +37,7 @@ from citeloop.runtime.index import BM25Index
 from citeloop.runtime.policies import PolicyError, resolve_policies
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.runtime.text import fold_accents
-from citeloop.trajectories.runfile import MemorySink
+from citeloop.trajectories.runfile import FileSink, MemorySink
 
 CORE_METRICS = ("citation_correctness", "coverage", "unsupported_claim_rate", "partial_rate",
                 "citation_recall_alce", "citation_precision_alce", "answer_in_report")
@@ -59,6 +65,39 @@ def check_policies(runs: Sequence[PolicyRun], config: ResearchConfig, seed: int)
     """Resolve every policy before any run starts: a bad name fails before anything is written."""
     for run in runs:
         resolve_policies(run.policy_spec, config, seed)
+
+
+# --------------------------------------------------------------------------- kept run files
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(name: str, limit: int = 80) -> str:
+    """`name` as one file-name component: unchanged when it is already safe, else its safe
+    characters plus 8 hex digits of its SHA-256 (so two names never meet on one file)."""
+    safe = _UNSAFE.sub("_", name).strip("._-")[:limit]
+    if safe == name:
+        return name
+    return f"{safe or 'x'}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
+
+
+def run_file_name(policy: str, qid: str) -> Path:
+    """Where `runs_out` keeps one policy's run of one question: `POLICY/QUESTION_ID.jsonl`."""
+    return Path(safe_name(policy)) / f"{safe_name(qid)}.jsonl"
+
+
+def keep_run(sink: MemorySink, path: Path) -> None:
+    """Write a captured run as a run file, the bytes a `FileSink` would have written."""
+    if sink.header is None:
+        raise ValueError("the run wrote no header")
+    out = FileSink(path)
+    try:
+        out.write_header(sink.header)
+        for event in sink.events:
+            out.write(event)
+    finally:
+        out.close()
 
 
 # --------------------------------------------------------------------------- core metrics
@@ -182,10 +221,13 @@ def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, An
 
 def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun], config: ResearchConfig,
              seed: int = 0, on_step: Callable[[], None] | None = None,
-             on_run: Callable[[str, list], Any] | None = None) -> dict[str, Any]:
+             on_run: Callable[[str, list], Any] | None = None,
+             runs_out: Path | None = None) -> dict[str, Any]:
     """Run every policy over every question of `eval_set`; per-policy aggregates and rows.
 
-    `on_run(policy name, events)` sees each run's events (e.g. to count model fallbacks)."""
+    `on_run(policy name, events)` sees each run's events (e.g. to count model fallbacks).
+    `runs_out`: keep every run as `runs_out/POLICY/QUESTION_ID.jsonl` (files of the same
+    name are replaced); each row then names its `run_file`."""
     check_policies(policies, config, seed)
     sp = eval_set.name == "hotpotqa"
     results: dict[str, Any] = {}
@@ -209,6 +251,10 @@ def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun],
                 "model_calls": score.model_calls, "tokens": score.tokens,
                 "wall_s": round(wall, 4),
             })
+            if runs_out is not None:
+                path = Path(runs_out) / run_file_name(run.name, q.id)
+                keep_run(sink, path)
+                rows[-1]["run_file"] = str(path)
             if on_run:
                 on_run(run.name, sink.events)
             if on_step:
@@ -218,4 +264,7 @@ def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun],
     first = results[policies[0].name]["wall_s"] if policies else 0
     for r in results.values():
         r["wall_ratio"] = round(r["wall_s"] / first, 3) if first else None
-    return {"policies": results, "core_metrics_source": "citeloop.filters.metrics.score_run"}
+    out: dict[str, Any] = {"policies": results, "core_metrics_source": "citeloop.filters.metrics.score_run"}
+    if runs_out is not None:
+        out["runs_out"] = str(runs_out)
+    return out

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from citeloop.eval.loop import LoopError, load_loop_config, run_loop
+# The loop (research, training, serving) is imported inside the command.
 
 
 def loop_command(
@@ -21,6 +21,8 @@ def loop_command(
     engine: str = typer.Option(None, "--serve-engine", help="Override serve.engine: vllm | hf."),
 ) -> None:
     """The whole cycle: trained policy vs the rules it started from, on questions it never saw."""
+    from citeloop.eval.loop import LoopError, load_loop_config, run_loop
+
     loop_config = load_loop_config(config)
     if out is not None:
         loop_config = loop_config.model_copy(update={"out": out})

@@ -1,6 +1,6 @@
 """Train the learned line of the injection filter (`runtime.injection_model`).
 
-    python -m citeloop.eval.train_injection_filter [--data ../shared/data] [--out runtime/data/injection_filter.npz]
+    python -m citeloop.eval.train_injection_filter [--data DIR] [--out runtime/data/injection_filter.npz]
 
 Positives: the template sets the rules were fitted to (`tuned` and every `seen-N` group of
 `eval.bench_injection`), each template rendered into `--renders` random titles, kept when the
@@ -38,6 +38,7 @@ import scipy.sparse as sparse
 from scipy.optimize import minimize
 
 from citeloop.eval.bench_injection import TEMPLATES
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.eval.injection_docs import InjectionTemplate, own_markers
 from citeloop.runtime.injection import detect_injection, rule_findings, strip_invisible
 from citeloop.runtime.injection_model import BUCKETS, MODEL_PATH, InjectionModel, features
@@ -192,7 +193,7 @@ def train(data: Path, renders: int = 8, l2: float = 1.0, seed: int = 0, max_iter
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=BUILTIN_DATA_DIR)
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     parser.add_argument("--renders", type=int, default=8, help="renderings of each training template")
     parser.add_argument("--l2", type=float, default=1.0)

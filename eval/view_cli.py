@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import webbrowser
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from citeloop.eval.viewer import ViewerError, diff_page, eval_page, load_eval_json, run_page
 from citeloop.trajectories.cli import CommandError
-from citeloop.trajectories.diff import DiffError
-from citeloop.trajectories.runfile import RunFile, RunFileError, read_run
+
+if TYPE_CHECKING:
+    from citeloop.trajectories.runfile import RunFile
+
+# The page builders are imported inside `view`, so `citeloop --help` does not load them.
 
 
 def _default_out(source: Path, suffix: str = "") -> Path:
@@ -31,6 +34,9 @@ def _default_out(source: Path, suffix: str = "") -> Path:
 
 
 def _runs_in(directory: Path) -> list[RunFile]:
+    from citeloop.eval.viewer import ViewerError
+    from citeloop.trajectories.runfile import RunFileError, read_run
+
     if not directory.is_dir():
         raise ViewerError(f"{directory}: not a directory of run files")
     runs = []
@@ -51,6 +57,10 @@ def view(
     open_page: bool = typer.Option(False, "--open", help="Open the page in the default browser."),
 ) -> None:
     """Write a static HTML viewer: report with clickable citations, timeline, decisions, events."""
+    from citeloop.eval.viewer import ViewerError, diff_page, eval_page, load_eval_json, run_page
+    from citeloop.trajectories.diff import DiffError
+    from citeloop.trajectories.runfile import RunFileError, read_run
+
     try:
         if eval_json is not None:
             if run is not None or diff is not None:

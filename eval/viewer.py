@@ -36,7 +36,7 @@ class ViewerError(ValueError):
 
 
 def _asset(name: str) -> str:
-    return resources.files("eval").joinpath("viewer_assets", name).read_text(encoding="utf-8")
+    return resources.files("citeloop.eval").joinpath("viewer_assets", name).read_text(encoding="utf-8")
 
 
 def embed_json(data: Any) -> str:

@@ -12,14 +12,17 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from citeloop.filters.errors import FilterError, NoRunsError
-from citeloop.filters.gates import FilterConfig, load_filter_config, select
-from citeloop.filters.metrics import RunScore, ScoreConfig, aggregate, score_run
-from citeloop.trajectories.runfile import read_run
+
+if TYPE_CHECKING:
+    from citeloop.filters.gates import FilterConfig
+    from citeloop.filters.metrics import RunScore, ScoreConfig
+
+# Scoring and gates are imported inside the commands, so `citeloop --help` does not load them.
 
 __all__ = ["FilterError", "register", "find_runs", "score_files"]
 
@@ -44,6 +47,9 @@ def find_runs(paths: list[Path]) -> list[Path]:
 
 def score_files(paths: list[Path], config: ScoreConfig, judge: str | None = None,
                 scorers: list[str] | None = None) -> list[tuple[RunScore, Path]]:
+    from citeloop.filters.metrics import score_run
+    from citeloop.trajectories.runfile import read_run
+
     return [(score_run(read_run(p), judge=judge, config=config, scorers=scorers or ()), p) for p in paths]
 
 
@@ -82,6 +88,9 @@ def score(
     scorer: list[str] = typer.Option([], "--scorer", help="Extra scorer (name or module:attr); repeatable."),
 ) -> None:
     """Score runs: citation correctness, ALCE, coverage, unsupported claims, layer metrics, diagnosis."""
+    from citeloop.filters.gates import load_filter_config
+    from citeloop.filters.metrics import ScoreConfig, aggregate
+
     scoring = load_filter_config(config).scoring if config else ScoreConfig()
     scored = score_files(find_runs(runs), scoring, judge=judge, scorers=scorer)
     scores = [s for s, _ in scored]
@@ -141,6 +150,8 @@ def filter_runs(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an earlier filter's output in --out."),
 ) -> None:
     """Keep runs that pass the quality gates, plus a share of failure-and-recovery runs."""
+    from citeloop.filters.gates import load_filter_config, select
+
     cfg: FilterConfig = load_filter_config(config)
     paths = find_runs(runs)
     scored = score_files(paths, cfg.scoring)

@@ -7,22 +7,19 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
-from rich.table import Table
 
 from citeloop.runtime import replay_cli
-from citeloop.runtime.config import load_config
-from citeloop.runtime.llm import model_spec
-from citeloop.runtime.llm.client import ModelEndpoint
-from citeloop.runtime.llm.parts import LLMPartsError
-from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
-from citeloop.runtime.report import render_markdown
-from citeloop.runtime.resume import resume_run
-from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.trajectories.cli import CommandError
-from citeloop.trajectories.runfile import read_run
+
+if TYPE_CHECKING:
+    from citeloop.runtime.llm.client import ModelEndpoint
+
+# The research machinery (index, policies, model client) is imported inside the commands, so
+# `citeloop --help` and `citeloop show` do not pay for it.
 
 console = Console()
 
@@ -31,7 +28,8 @@ def research(
     question: str = typer.Argument(None, help="The question to research (omit with --resume)."),
     seed: int = typer.Option(0, help="Seed for exploratory policies; same seed, same trajectory."),
     policy: str = typer.Option("heuristic", help="heuristic | explore | naive | stop=NAME,angle=NAME,read=NAME"),
-    planner: str = typer.Option("rule", help="rule (decomposes the question) | naive (seed 003: no plan) | "
+    planner: str = typer.Option("rule", help="rule (decomposes the question) | naive (the naive research loop "
+                                             "baseline: no plan) | "
                                              "llm (a model plans; rule planner behind it)"),
     verifier: str = typer.Option("lexical", help="lexical (deterministic) | judge (lexical pre-stage, one "
                                                  "verbatim-extraction model call when it cannot decide)"),
@@ -40,41 +38,50 @@ def research(
     screen: str = typer.Option("rules", help="rules | llm (after the injection filter's rules, a model checks "
                                              "each read document for instructions aimed at it)"),
     screen_min_confidence: float = typer.Option(
-        DEFAULT_MIN_CONFIDENCE, min=0.0, max=1.0,
+        None, min=0.0, max=1.0,
         help="With --screen llm: reject a page only when the model answers `instruction` with at least this "
-             "probability (from the reply's logprobs; a reply without them is taken at its word)."),
+             "probability (from the reply's logprobs; a reply without them is taken at its word). Default 0.9."),
     llm: str = typer.Option(None, "--llm", help="The model for llm/judge parts: fake:NAME (scripted, offline) "
                                                "or an endpoint YAML {base_url, model, sampling...}."),
     config: Path = typer.Option(None, "--config", help="YAML research config (see configs/research/)."),
     corpus: Path = typer.Option(None, "--corpus", help="JSONL corpus of {id, title, text, ...}; default: embedded."),
-    out: Path = typer.Option(Path("runs"), "--out", help="Directory for the trajectory file."),
+    out: Path = typer.Option(None, "--out", help="Directory for the trajectory file (default runs/; "
+                                                 "not with --resume, which appends to the run file itself)."),
     compress: bool = typer.Option(False, help="Write the trajectory zstd-compressed (.jsonl.zst)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
     resume: Path = typer.Option(None, "--resume", help="Finish a run file cut off by a crash; everything "
                                                        "(question, config, policies, corpus) comes from its header."),
 ) -> None:
     """Research a question over the corpus and write its trajectory."""
+    from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
+
     if resume is not None:
         given = [name for name, is_set in (("question", question is not None), ("--seed", seed != 0),
                                            ("--policy", policy != "heuristic"), ("--planner", planner != "rule"),
                                            ("--verifier", verifier != "lexical"), ("--writer", writer != "rule"),
                                            ("--critic", critic != "none"), ("--screen", screen != "rules"),
-                                           ("--screen-min-confidence",
-                                            screen_min_confidence != DEFAULT_MIN_CONFIDENCE),
-                                           ("--llm", llm is not None),
-                                           ("--config", config is not None), ("--compress", compress)) if is_set]
+                                           ("--screen-min-confidence", screen_min_confidence is not None),
+                                           ("--llm", llm is not None), ("--config", config is not None),
+                                           ("--compress", compress), ("--out", out is not None)) if is_set]
         if given:
             raise CommandError(f"--resume takes everything from the run's header; drop {', '.join(given)}")
         _resume(resume, corpus, as_json)
         return
     if question is None:
         raise CommandError("give a question to research, or --resume RUN")
-    if screen_min_confidence != DEFAULT_MIN_CONFIDENCE and screen != "llm":
+    if screen_min_confidence is not None and screen != "llm":
         raise CommandError("--screen-min-confidence sets the model check's threshold: it needs --screen llm")
+    from citeloop.runtime.config import load_config
+    from citeloop.runtime.llm.parts import LLMPartsError
+    from citeloop.runtime.report import render_markdown
+    from citeloop.runtime.session import ResearchKit, run_research
+
     cfg = load_config(config)
     kit = ResearchKit.load(corpus)
+    if screen_min_confidence is None:
+        screen_min_confidence = DEFAULT_MIN_CONFIDENCE
     try:
-        result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out,
+        result, path = run_research(question, kit, cfg, policy_spec=policy, seed=seed, out_dir=out or Path("runs"),
                                     compress=compress, planner=planner, verifier_name=verifier, writer=writer,
                                     critic=critic, screen=screen, llm=_model(llm),
                                     screen_min_confidence=screen_min_confidence)
@@ -89,6 +96,8 @@ def research(
         }
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
+    from rich.markdown import Markdown
+
     console.print(Markdown(render_markdown(result.report)))
     counts = result.outcome.counts
     console.print(
@@ -100,6 +109,8 @@ def research(
 
 def _model(spec: str | None) -> str | ModelEndpoint | None:
     """`fake:NAME` as is; anything else is the path of an endpoint YAML."""
+    from citeloop.runtime.llm import model_spec
+
     if spec is None:
         return None
     try:
@@ -109,6 +120,8 @@ def _model(spec: str | None) -> str | ModelEndpoint | None:
 
 
 def _resume(path: Path, corpus: Path | None, as_json: bool) -> None:
+    from citeloop.runtime.resume import resume_run
+
     with replay_cli.user_errors():
         outcome = resume_run(path, corpus)
     payload = {"run_id": outcome.run_id, "trajectory": str(outcome.path), "kept_events": outcome.kept,
@@ -130,6 +143,10 @@ def show(
     report: bool = typer.Option(False, "--report", help="Also print the report."),
 ) -> None:
     """Summarise a run: question, components, events by kind, decisions, outcome."""
+    from rich.table import Table
+
+    from citeloop.trajectories.runfile import read_run
+
     loaded = read_run(run)
     spec = loaded.header.spec
     kinds = Counter(e.type for e in loaded.events)
@@ -151,7 +168,7 @@ def show(
         "problem": loaded.problem,
         "finished": finished is not None,
         "outcome": finished.outcome.model_dump(mode="json") if finished else None,  # type: ignore[union-attr]
-        # Per check: how often it ran and fired in this run (seed 002: a check that fires often is a bug).
+        # Per check: how often it ran and fired in this run (a check that fires often is a bug).
         "checks": meta.checks if meta is not None else None,  # type: ignore[union-attr]
     }
     if as_json:
@@ -168,13 +185,25 @@ def show(
     for key, n in summary["decisions"].items():
         console.print(f"decision {key}: {n}")
     if finished is not None:
-        console.print(f"outcome: {finished.outcome.stop_reason}; {finished.outcome.counts}")  # type: ignore[union-attr]
+        console.print(outcome_line(finished.outcome))  # type: ignore[union-attr]
     for name, counts in (summary["checks"] or {}).items():
         console.print(f"check {name}: fired {counts['fired']} of {counts['ran']}")
     if report:
         written = next((e for e in loaded.events if e.type == "report"), None)
         if written is not None:
+            from rich.markdown import Markdown
+
+            from citeloop.runtime.report import render_markdown
+
             console.print(Markdown(render_markdown(written.report)))  # type: ignore[union-attr]
+
+
+def outcome_line(outcome) -> str:  # noqa: ANN001 - a RunOutcome; its module loads only in commands
+    """One line for a person: status, why the run stopped, its counts, then its metrics."""
+    counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in outcome.counts.items())
+    metrics = ", ".join(f"{k.replace('_', ' ')} {'n/a' if v is None else f'{v:.2f}'}"
+                        for k, v in outcome.metrics.items())
+    return f"outcome: {outcome.status}, stopped: {outcome.stop_reason}; {counts}" + (f"; {metrics}" if metrics else "")
 
 
 def register(app: typer.Typer) -> None:

@@ -121,7 +121,7 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     try:
         return ResearchConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{where}: " + "; ".join(_describe(err) for err in exc.errors())) from exc
+        raise ConfigError(f"{where}: " + "; ".join(_describe_all(exc.errors()))) from exc
 
 
 def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -130,6 +130,21 @@ def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
     for part in parts[:-1]:
         node = node.setdefault(part, {})
     node[parts[-1]] = value
+
+
+def _describe_all(errors: list[Any]) -> list[str]:
+    """One phrase per section of unknown keys (with the valid ones), then one per other error."""
+    unknown: dict[str, list[str]] = {}
+    for err in errors:
+        if err["type"] == "extra_forbidden":
+            section, _, key = ".".join(str(p) for p in err["loc"]).rpartition(".")
+            unknown.setdefault(section, []).append(f"'{key}'")
+    phrases = []
+    for section, keys in unknown.items():
+        place = f"in section '{section}'" if section else "at top level"
+        phrases.append(f"unknown config key{'s' if len(keys) > 1 else ''} {', '.join(keys)} {place} "
+                       f"(valid: {', '.join(_valid_keys(section))})")
+    return phrases + [_describe(err) for err in errors if err["type"] != "extra_forbidden"]
 
 
 def _describe(err: Any) -> str:

@@ -183,7 +183,7 @@ def load_corpus(path: str | Path) -> Corpus:
     """Load a `.jsonl` (or `.jsonl.zst`) corpus, one Document per line."""
     path = Path(path)
     if not path.is_file():
-        raise CorpusError(f"{path}: corpus file not found")
+        raise CorpusError(f"{path}: {'is a directory, not a corpus file' if path.is_dir() else 'corpus file not found'}")
     try:
         with _open_text(path) as handle:
             documents = parse_documents(handle, str(path))
@@ -194,7 +194,7 @@ def load_corpus(path: str | Path) -> Corpus:
 
 def load_embedded_corpus() -> Corpus:
     """The multi-hop Wikipedia corpus shipped inside the package (see its README)."""
-    resource = resources.files("runtime").joinpath(EMBEDDED_RESOURCE)
+    resource = resources.files("citeloop.runtime").joinpath(EMBEDDED_RESOURCE)
     text = resource.read_text(encoding="utf-8")
     return Corpus(parse_documents(text.splitlines(), EMBEDDED_SOURCE), source=EMBEDDED_SOURCE)
 

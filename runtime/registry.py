@@ -26,6 +26,14 @@ def load_object(path: str, error: type[Exception] = ValueError, what: str = "obj
         raise error(f"cannot load {what} {path!r} ({exc}){hint}") from exc
 
 
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """One line for a YAML syntax error: where (line and column, from 1) and what."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"not valid YAML: {where}{problem}"
+
+
 def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError) -> dict[str, Any]:
     """A YAML file whose top level is a mapping (an empty file is an empty mapping)."""
     path = Path(path)
@@ -34,7 +42,9 @@ def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError) -> 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise error(f"{path}: not valid YAML: {exc}") from exc
+        raise error(f"{path}: {yaml_problem(exc)}") from exc
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not a text file (byte {exc.start} is not UTF-8)") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):

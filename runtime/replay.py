@@ -243,7 +243,12 @@ class ReplayCheck(_Model):
     header_problems: list[str]
     """Header facts the current code does not reproduce (config digest, component versions)."""
     warnings: list[str]
-    """Differences that are not divergences (package versions, a torn file, unknown tools)."""
+    """Differences that are not divergences (package versions, unknown tools)."""
+    damaged: str | None = None
+    """Why the file stops early (its first bad line), or None for a whole file. A damaged file
+    is never `ok`: only the events before the damage were compared."""
+    lines_unread: int = 0
+    """Lines after the damaged one that were not read (events the file lost)."""
 
 
 KNOWN_TOOLS = {CorpusSearchTool.name: CorpusSearchTool.version, CorpusReadTool.name: CorpusReadTool.version}
@@ -335,8 +340,6 @@ def check_run(run: RunFile) -> ReplayCheck:
                            divergence=Divergence(seq=None, recorded_type=None, replayed_type=None,
                                                  reason=f"cannot rebuild the run from its header: {exc}"),
                            header_problems=[str(exc)], warnings=warnings)
-    if run.torn:
-        warnings.append(f"file is torn ({run.problem}); compared the {len(run.events)} events it holds")
     search, read = recorded_tools(run.events, live=None)
     sink = MemorySink()
     engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search, read, comps.cutoff,
@@ -363,9 +366,9 @@ def check_run(run: RunFile) -> ReplayCheck:
             break
     if divergence is None and problems:
         divergence = Divergence(seq=None, recorded_type=None, replayed_type=None, reason="header: " + "; ".join(problems))
-    return ReplayCheck(run_id=run.run_id, ok=divergence is None, events_recorded=len(recorded),
+    return ReplayCheck(run_id=run.run_id, ok=divergence is None and not run.torn, events_recorded=len(recorded),
                        events_replayed=len(replayed), divergence=divergence, header_problems=problems,
-                       warnings=warnings)
+                       warnings=warnings, damaged=run.problem if run.torn else None, lines_unread=run.lines_unread)
 
 
 # --------------------------------------------------------------------------- re-executed runs

@@ -1,6 +1,7 @@
 """`citeloop replay` (check, swap, branch) and `citeloop rescore`.
 
-Exit codes: 0 done (or an exact replay matched), 1 an exact replay diverged, 2 a request
+Exit codes: 0 done (or an exact replay matched), 1 an exact replay diverged, 3 the file checked
+is damaged or cut off (only the events before the damage were compared), 2 a request
 that cannot be carried out (one `error: ...` line on stderr, nothing written).
 """
 
@@ -10,40 +11,52 @@ import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
-from citeloop.runtime.branch import branch_run
-from citeloop.runtime.config import ConfigError
-from citeloop.runtime.corpus import CorpusError
-from citeloop.runtime.planner import PlanValidationError, QuestionError
-from citeloop.runtime.policies import PolicyError
-from citeloop.runtime.replay import ReplayCheck, ReplayError, ReplayRun, check_run
-from citeloop.runtime.swap import swap_run
-from citeloop.runtime.rescore import ScorerError, resolve_scorer
 from citeloop.trajectories.cli import CommandError
-from citeloop.trajectories.diff import DiffError, render_diff
-from citeloop.trajectories.runfile import RunFileError, read_run
+
+if TYPE_CHECKING:
+    from citeloop.runtime.replay import ReplayCheck, ReplayRun
 
 console = Console()
-ERRORS = (ReplayError, RunFileError, PolicyError, ConfigError, CorpusError, PlanValidationError, QuestionError,
-          ScorerError, DiffError)
+
+
+def _user_error_classes() -> tuple[type[Exception], ...]:
+    """The errors of a request that cannot be carried out (imported when a command runs)."""
+    from citeloop.runtime.config import ConfigError
+    from citeloop.runtime.corpus import CorpusError
+    from citeloop.runtime.planner import PlanValidationError, QuestionError
+    from citeloop.runtime.policies import PolicyError
+    from citeloop.runtime.replay import ReplayError
+    from citeloop.runtime.rescore import ScorerError
+    from citeloop.trajectories.diff import DiffError
+    from citeloop.trajectories.runfile import RunFileError
+
+    return (ReplayError, RunFileError, PolicyError, ConfigError, CorpusError, PlanValidationError, QuestionError,
+            ScorerError, DiffError)
 
 
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """A request that cannot be carried out: one line on stderr, exit code 2."""
+    errors = _user_error_classes()
     try:
         yield
-    except ERRORS as exc:
+    except errors as exc:
         raise CommandError(str(exc), 2) from exc
 
 
 def _print_check(check: ReplayCheck, path: Path) -> None:
     for warning in check.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
+    if check.damaged and check.divergence is None:
+        lost = f"; {check.lines_unread} lines after it were not read" if check.lines_unread else ""
+        console.print(f"[red]file damaged[/red]: {check.damaged}{lost}. The {check.events_recorded} events before "
+                      f"it match the replay, but the file is not a whole run ({path})")
+        return
     if check.ok:
         console.print(f"[green]replay identical[/green]: {check.events_recorded} deterministic events of "
                       f"{check.run_id} ({path})")
@@ -67,6 +80,8 @@ def _print_run(result: ReplayRun, as_json: bool, what: str) -> None:
                    "diff": result.diff.model_dump(mode="json")}
         typer.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
+    from citeloop.trajectories.diff import render_diff
+
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     console.print(f"[bold]{what}[/bold] -> {result.header.run_id}; tool calls: {result.served} from the record, "
@@ -88,7 +103,16 @@ def replay(
     out: Path = typer.Option(None, "--out", help="Directory for the new trajectory (swap, branch)."),
     as_json: bool = typer.Option(False, "--json", help="JSON on stdout."),
 ) -> None:
-    """Replay a run: exactly (--check), with one part swapped (--swap), or branched (--branch)."""
+    """Replay a run: exactly (--check), with one part swapped (--swap), or branched (--branch).
+
+    --check exits 0 when the replay is identical, 1 when it diverges, 3 when the file is
+    damaged or cut off (only the events before the damage could be compared).
+    """
+    from citeloop.runtime.branch import branch_run
+    from citeloop.runtime.replay import ReplayError, check_run
+    from citeloop.runtime.swap import swap_run
+    from citeloop.trajectories.runfile import read_run
+
     with user_errors():
         modes = [m for m, on in (("--check", check), ("--swap", swap is not None), ("--branch", branch is not None)) if on]
         if len(modes) != 1:
@@ -102,8 +126,10 @@ def replay(
                 typer.echo(result.model_dump_json(indent=2))
             else:
                 _print_check(result, run)
-            if not result.ok:
+            if result.divergence is not None:
                 raise CommandError("", 1)  # the report above says why
+            if result.damaged:
+                raise CommandError("", 3)
             return
         if swap is not None:
             _print_run(swap_run(loaded, swap, out, corpus), as_json, f"swap {swap}")
@@ -115,10 +141,17 @@ def replay(
 
 def rescore(
     runs: list[Path] = typer.Argument(..., help="Run files to rescore."),
-    scorer: str = typer.Option(..., "--scorer", help="A scorer name (lexical) or module:attr path."),
+    scorer: str = typer.Option(..., "--scorer", help="lexical (the one built-in scorer: it runs offline) or a "
+                                                    "module:attr path to a run scorer or verifier. The judge "
+                                                    "verifier needs a model: use research --verifier judge."),
     as_json: bool = typer.Option(False, "--json", help="JSON on stdout."),
 ) -> None:
     """Re-score saved runs offline (no tool calls): verdict counts before/after, claims that changed."""
+    from rich.table import Table
+
+    from citeloop.runtime.rescore import resolve_scorer
+    from citeloop.trajectories.runfile import read_run
+
     with user_errors():
         resolved = resolve_scorer(scorer)
         results = [resolved.rescore(read_run(path)) for path in runs]

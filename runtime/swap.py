@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from citeloop.runtime.policies.scripted import ScriptDivergence
+from citeloop.runtime.registry import read_yaml_mapping
 from citeloop.runtime.replay import (
     LiveCorpus,
     ReplayError,
@@ -46,12 +46,9 @@ def parse_swap(text: str) -> tuple[str, str]:
 
 def load_tool_swap(path: Path) -> tuple[Path | None, dict[str, Any]]:
     """(corpus path or None, search settings) from a tools YAML; relative paths are relative to it."""
-    if not path.exists():
+    if not path.is_file():
         raise ReplayError(f"{path}: tools config not found")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise ReplayError(f"{path}: not valid YAML: {exc}") from exc
+    data = read_yaml_mapping(path, ReplayError)
     if not isinstance(data, dict) or set(data) - set(TOOL_SWAP_KEYS) or not data:
         raise ReplayError(f"{path}: a tools config is a mapping with keys {', '.join(TOOL_SWAP_KEYS)} "
                           f"(e.g. `corpus: my.jsonl` and/or `search: {{k: 5}}`)")

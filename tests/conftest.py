@@ -3,10 +3,30 @@ model, and (for `-m vllm`) the Python that has vLLM."""
 
 from __future__ import annotations
 
+import importlib.abc
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+
+class _NoBareLayerNames(importlib.abc.MetaPathFinder):
+    """Fails any import of a bare layer name (`runtime`, `eval`, ...) during the tests.
+
+    pytest runs from the repository root, where the layer folders are importable by their bare
+    names, so code that says `resources.files("runtime")` would pass here and fail installed.
+    """
+
+    LAYERS = frozenset({"runtime", "trajectories", "filters", "training", "eval"})
+
+    def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201 - importlib's signature
+        if name.split(".")[0] in self.LAYERS:
+            raise ImportError(f"bare layer import {name!r}: use citeloop.{name}")
+        return None
+
+
+sys.meta_path.insert(0, _NoBareLayerNames())
 
 from citeloop.runtime.session import ResearchKit
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.runtime.corpus import (
     Corpus,
     CorpusError,
@@ -17,10 +18,8 @@ from citeloop.runtime.corpus import (
 )
 from citeloop.runtime.sentences import split_sentences
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-needs_shared = pytest.mark.skipif(
-    not (SHARED_DATA / "multihop").is_dir(), reason="shared data sets not present"
-)
+# The multihop files the embedded corpus is built from ship with citeloop (eval/data/multihop).
+MULTIHOP_DATA = BUILTIN_DATA_DIR
 
 
 @pytest.fixture(scope="module")
@@ -68,17 +67,15 @@ def test_cutoff_is_latest_date() -> None:
     assert Corpus(docs, "mem").cutoff == "2023-01-15"
 
 
-@needs_shared
 def test_builder_matches_shipped_file(embedded: Corpus) -> None:
-    built = build_multihop_corpus(SHARED_DATA)
+    built = build_multihop_corpus(MULTIHOP_DATA)
     assert [d.model_dump(exclude_none=True) for d in built] == [
         d.model_dump(exclude_none=True) for d in embedded
     ]
 
 
-@needs_shared
 def test_hotpot_gold_sentence_indices_stay_exact(embedded: Corpus) -> None:
-    questions = json.loads((SHARED_DATA / "multihop" / "hotpotqa_100.json").read_text())
+    questions = json.loads((MULTIHOP_DATA / "multihop" / "hotpotqa_100.json").read_text(encoding="utf-8"))
     by_title = {d.title: d for d in embedded if d.id.startswith("hotpotqa-")}
     checked = 0
     for q in questions:

@@ -322,7 +322,7 @@ def test_hard_search_budget_stops_the_run(kit: ResearchKit) -> None:
 
 # --------------------------------------------------------------------------- expansions
 
-MUSIQUE = Path(__file__).resolve().parents[2] / "shared" / "data" / "multihop" / "musique_100.json"
+MUSIQUE = Path(__file__).resolve().parents[1] / "eval" / "data" / "multihop" / "musique_100.json"  # shipped copy
 
 
 def _musique_questions(n: int) -> list[str]:

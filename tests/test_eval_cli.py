@@ -1,4 +1,6 @@
-"""`citeloop eval` end to end: tables, eval.json, the PNG chart, and exit codes for bad input."""
+"""`citeloop eval` and `citeloop gold` end to end: tables, eval.json, the PNG chart, kept run
+files, and exit codes for bad input. The multihop sets ship with citeloop, so these run on a
+fresh clone; WiCE is not shipped and its test skips without ../shared/data."""
 
 from __future__ import annotations
 
@@ -7,11 +9,14 @@ from pathlib import Path
 
 import pytest
 
+import citeloop.eval.datasets as datasets
 from citeloop.eval.cli import main
-from citeloop.eval.datasets import DEFAULT_DATA_DIR
+from citeloop.eval.datasets import SHARED_DATA_DIR
+from citeloop.trajectories.runfile import deterministic_lines, read_run
 
 PNG = b"\x89PNG\r\n\x1a\n"
-needs_data = pytest.mark.skipif(not DEFAULT_DATA_DIR.is_dir(), reason="shared data directory not present")
+needs_wice = pytest.mark.skipif(not (SHARED_DATA_DIR / "wice" / "claim_dev.jsonl").is_file(),
+                                reason="WiCE is not shipped with citeloop and ../shared/data/wice is absent")
 
 
 def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
@@ -23,7 +28,6 @@ def _fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return err
 
 
-@needs_data
 def test_eval_hotpotqa_writes_json_and_chart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "ev"
     code = main(["eval", "--dataset", "hotpotqa", "--policies", "heuristic,naive,explore", "--limit", "3",
@@ -47,7 +51,6 @@ def test_eval_hotpotqa_writes_json_and_chart(tmp_path: Path, capsys: pytest.Capt
     assert chart.is_file() and chart.read_bytes()[:8] == PNG
 
 
-@needs_data
 def test_eval_json_on_stdout_and_set_override(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["eval", "--dataset", "musique", "--policies", "heuristic", "--limit", "2", "--out", str(tmp_path),
                  "--set", "budget.max_reads=4", "--json"])
@@ -58,7 +61,7 @@ def test_eval_json_on_stdout_and_set_override(tmp_path: Path, capsys: pytest.Cap
     assert "sp_f1" not in payload["policies"]["heuristic"], "supporting-fact metrics are HotpotQA's only"
 
 
-@needs_data
+@needs_wice
 def test_eval_verify_on_wice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--dataset", "wice", "--limit", "6", "--out", str(tmp_path)]) == 0
     v = json.loads((tmp_path / "eval.json").read_text(encoding="utf-8"))["verification"]
@@ -94,7 +97,6 @@ def test_missing_question_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     _fails(["eval", "--dataset", str(tmp_path / "nope.jsonl")], capsys)
 
 
-@needs_data
 @pytest.mark.parametrize(("extra", "needle"), [
     (["--policies", "cleverest"], "cleverest"),
     (["--policies", "llm:some-model"], "llm:some-model"),
@@ -102,9 +104,86 @@ def test_missing_question_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFix
     (["--set", "budget.max_readz=3"], "max_readz"),
     (["--set", "nonsense"], "--set"),
     (["--task", "verify"], "not available"),
+    (["--data", "/nonexistent/citeloop-data"], "/nonexistent/citeloop-data"),
 ])
 def test_bad_eval_options_exit_2(extra: list[str], needle: str, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     err = _fails(["eval", "--dataset", "hotpotqa", "--limit", "1", "--out", str(tmp_path / "o"), *extra], capsys)
     assert needle in err
     assert not (tmp_path / "o").exists(), "nothing is written when the input is rejected"
+
+
+# --------------------------------------------------------------------------- --runs-out, gold, missing sets
+
+
+def test_runs_out_keeps_one_loadable_run_file_per_question_per_policy(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    out, runs = tmp_path / "ev", tmp_path / "runs"
+    assert main(["eval", "--dataset", "hotpotqa", "--limit", "2", "--out", str(out), "--runs-out", str(runs)]) == 0
+    assert "kept 4 run files" in capsys.readouterr().out
+    # The first two rows of eval/data/multihop/hotpotqa_100.json.
+    questions = {"5a77ec115542992a6e59dff7": "If Gallu is a demon Lilu is what?",
+                 "5ae40c465542996836b02c25": "Are Christopher Nolan and Sathish Kalathil both film directors?"}
+    payload = json.loads((out / "eval.json").read_text(encoding="utf-8"))
+    assert payload["runs_out"] == str(runs)
+    assert sorted(p.relative_to(runs).as_posix() for p in runs.rglob("*") if p.is_file()) == sorted(
+        f"{policy}/{qid}.jsonl" for policy in ("heuristic", "naive") for qid in questions)
+    for policy in ("heuristic", "naive"):
+        for row in payload["policies"][policy]["per_question"]:
+            path = runs / policy / f"{row['qid']}.jsonl"
+            assert row["run_file"] == str(path)
+            run = read_run(path)
+            assert not run.torn and run.finished
+            assert run.run_id == row["run_id"]
+            assert run.header.spec.question == questions[row["qid"]]
+    # Same question, same policy, same seed: a second evaluation replaces the file with the
+    # same deterministic events (timings aside).
+    kept = runs / "naive" / "5a77ec115542992a6e59dff7.jsonl"
+    first = deterministic_lines(kept)
+    assert main(["eval", "--dataset", "hotpotqa", "--limit", "1", "--policies", "naive", "--out", str(out),
+                 "--runs-out", str(runs)]) == 0
+    assert deterministic_lines(kept) == first
+
+
+def test_runs_out_names_unsafe_policies_and_ids_safely() -> None:
+    from citeloop.eval.harness import run_file_name
+
+    assert run_file_name("heuristic", "2hop__150763_14904").as_posix() == "heuristic/2hop__150763_14904.jsonl"
+    odd = run_file_name("llm:stop=http://127.0.0.1:8000/v1", "../q 1")
+    assert len(odd.parts) == 2 and ".." not in odd.parts[1] and "/" not in odd.parts[0]
+    assert odd != run_file_name("llm:stop=http://127.0.0.1:8001/v1", "../q 1")
+    assert run_file_name("a:b", "q") != run_file_name("a_b", "q")
+
+
+def test_runs_out_that_is_a_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    existing = tmp_path / "runs.txt"
+    existing.write_text("not a folder", encoding="utf-8")
+    err = _fails(["eval", "--dataset", "hotpotqa", "--limit", "1", "--out", str(tmp_path / "o"),
+                  "--runs-out", str(existing)], capsys)
+    assert str(existing) in err and "--runs-out" in err
+    assert not (tmp_path / "o").exists(), "nothing is written when --runs-out is rejected"
+
+
+def test_eval_help_says_what_runs_out_does(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--runs-out" in text and "POLICY/QUESTION_ID" in text
+
+
+def test_gold_works_out_of_the_box(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "gold" / "hotpotqa.jsonl"
+    assert main(["gold", "--dataset", "hotpotqa", "--out", str(target), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info == {"dataset": "hotpotqa", "questions": 100, "level": "sentence", "out": str(target)}
+    rows = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 100 and rows[0]["question"] == "if gallu is a demon lilu is what?"
+
+
+@pytest.mark.parametrize("command", ["eval", "gold"])
+def test_a_set_that_is_not_shipped_exits_2_naming_data(command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(datasets, "SHARED_DATA_DIR", tmp_path / "no-shared-data")
+    err = _fails([command, "--dataset", "scifact", "--out", str(tmp_path / "o")], capsys)
+    assert "not shipped with citeloop" in err and "--data" in err and "allenai/scifact" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()

@@ -1,17 +1,36 @@
-"""Loaders of the evaluation sets: real shared files, ids unique, gold maps onto the corpus."""
+"""Loaders of the evaluation sets: real files, ids unique, gold maps onto the corpus.
+
+The multihop sets load from the copy shipped in eval/data; SciFact and WiCE are not shipped,
+so their tests skip unless `../shared/data` holds them."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
-from citeloop.eval.datasets import (DEFAULT_DATA_DIR, DatasetError, EvalSet, load_2wiki, load_eval_set, load_hotpotqa,
-                           load_musique, load_scifact, load_user_set, load_wice, wiki2_type)
+import citeloop.eval.datasets as datasets
+from citeloop.eval.datasets import (BUILTIN_DATA_DIR, DEFAULT_DATA_DIR, SHARED_DATA_DIR, DatasetError, EvalSet,
+                                    load_2wiki, load_eval_set, load_hotpotqa, load_musique, load_scifact,
+                                    load_user_set, load_wice, wiki2_type)
 from citeloop.runtime.session import ResearchKit
 
-pytestmark = pytest.mark.skipif(not DEFAULT_DATA_DIR.is_dir(), reason="shared data directory not present")
+MULTIHOP_FILES = ("hotpotqa_100.json", "hotpotqa_100_corpus.json", "musique_100.json", "musique_100_corpus.json",
+                  "2wiki_500.json", "2wiki_corpus.json", "LICENSE.HippoRAG.txt")
+needs_scifact = pytest.mark.skipif(not (SHARED_DATA_DIR / "scifact" / "corpus.jsonl").is_file(),
+                                   reason="SciFact is not shipped with citeloop and ../shared/data/scifact is absent")
+needs_wice = pytest.mark.skipif(not (SHARED_DATA_DIR / "wice" / "claim_dev.jsonl").is_file(),
+                                reason="WiCE is not shipped with citeloop and ../shared/data/wice is absent")
+
+
+@pytest.fixture()
+def no_shared_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh clone: no ../shared/data beside the repository."""
+    missing = tmp_path / "no-shared-data"
+    monkeypatch.setattr(datasets, "SHARED_DATA_DIR", missing)
+    return missing
 
 
 def _check(s: EvalSet, n_questions: int, n_docs: int) -> None:
@@ -75,6 +94,7 @@ def test_2wiki_type_from_template(question: str, n: int, expected: str) -> None:
     assert wiki2_type(question, n) == expected
 
 
+@needs_scifact
 def test_scifact_claims_labels_and_rationales() -> None:
     s = load_scifact()
     _check(s, 809, 5183)
@@ -89,6 +109,7 @@ def test_scifact_claims_labels_and_rationales() -> None:
     assert doc is not None and doc.sentences is not None, "abstracts keep their sentence split"
 
 
+@needs_wice
 def test_wice_claims_with_their_articles() -> None:
     s = load_wice()
     _check(s, 349, 349)
@@ -101,8 +122,77 @@ def test_wice_claims_with_their_articles() -> None:
 
 
 def test_limit_keeps_the_first_questions() -> None:
-    s = load_eval_set("wice").limit(3)
-    assert [q.id for q in s.questions] == [q.id for q in load_wice().questions[:3]]
+    s = load_eval_set("musique").limit(3)
+    assert [q.id for q in s.questions] == [q.id for q in load_musique().questions[:3]]
+
+
+# --------------------------------------------------------------------------- where the files come from
+
+
+def test_hotpotqa_loads_from_the_shipped_copy_without_shared_data(no_shared_data: Path) -> None:
+    s = load_eval_set("hotpotqa")
+    assert len(s.questions) == 100
+    # Read off eval/data/multihop/hotpotqa_100.json: its first and last rows.
+    first, last = s.questions[0], s.questions[-1]
+    assert first.id == "5a77ec115542992a6e59dff7" and first.answer == "a spirit"
+    assert first.question == "If Gallu is a demon Lilu is what?"
+    assert last.id == "5a8501655542997175ce1f58" and last.answer == "Alice Nelson"
+    assert all(q.gold for q in s.questions)
+
+
+def test_the_shipped_copy_sits_in_the_package() -> None:
+    assert BUILTIN_DATA_DIR == Path(datasets.__file__).resolve().parent / "data"
+    assert DEFAULT_DATA_DIR == BUILTIN_DATA_DIR, "the old name still means the default --data"
+    for name in (*MULTIHOP_FILES, "README.md"):
+        assert (BUILTIN_DATA_DIR / "multihop" / name).is_file(), name
+    readme = (BUILTIN_DATA_DIR / "multihop" / "README.md").read_text(encoding="utf-8")
+    for licence in ("CC BY-SA 4.0", "CC BY 4.0", "Apache-2.0", "MIT", "OSU-NLP-Group/HippoRAG"):
+        assert licence in readme, licence
+
+
+@pytest.mark.skipif(not (SHARED_DATA_DIR / "multihop").is_dir(), reason="../shared/data/multihop is absent")
+def test_the_shipped_copy_is_the_shared_files_verbatim() -> None:
+    for name in MULTIHOP_FILES:
+        shipped = hashlib.sha256((BUILTIN_DATA_DIR / "multihop" / name).read_bytes()).hexdigest()
+        shared = hashlib.sha256((SHARED_DATA_DIR / "multihop" / name).read_bytes()).hexdigest()
+        assert shipped == shared, name
+
+
+def test_data_overrides_the_shipped_copy(tmp_path: Path) -> None:
+    (tmp_path / "multihop").mkdir()
+    rows = json.loads((BUILTIN_DATA_DIR / "multihop" / "hotpotqa_100.json").read_text(encoding="utf-8"))[:2]
+    (tmp_path / "multihop" / "hotpotqa_100.json").write_text(json.dumps(rows), encoding="utf-8")
+    s = load_eval_set("hotpotqa", tmp_path)
+    assert [q.id for q in s.questions] == ["5a77ec115542992a6e59dff7", "5ae40c465542996836b02c25"]
+    with pytest.raises(DatasetError, match="musique_100.json: data file not found"):
+        load_eval_set("musique", tmp_path)
+
+
+@pytest.mark.parametrize("name", ["scifact", "wice"])
+def test_a_set_that_is_not_shipped_says_where_to_get_it(name: str, no_shared_data: Path) -> None:
+    with pytest.raises(DatasetError) as info:
+        load_eval_set(name)
+    message = str(info.value)
+    assert "not shipped with citeloop" in message and "--data" in message
+    assert ("allenai/scifact" if name == "scifact" else "ryokamoi/wice") in message
+    assert f"DIR/{name}/" in message
+
+
+def test_a_data_dir_without_the_set_names_the_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="--data") as info:
+        load_eval_set("scifact", tmp_path)
+    assert str(tmp_path / "scifact" / "claims_train.jsonl") in str(info.value)
+
+
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_data_dir_that_is_not_a_directory(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "data"
+    if kind == "file":
+        path.write_text("not a folder", encoding="utf-8")
+    for name in ("hotpotqa", "scifact"):
+        with pytest.raises(DatasetError, match="not a directory") as info:
+            load_eval_set(name, path)
+        assert str(path) in str(info.value)
 
 
 # --------------------------------------------------------------------------- user sets

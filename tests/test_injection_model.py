@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.eval.train_injection_filter import (
     SUSPECT_SHARE,
     pick_suspect_at,
@@ -18,7 +19,7 @@ from citeloop.eval.train_injection_filter import main as train_main
 from citeloop.runtime.injection import detect_injection, page_findings, suspected
 from citeloop.runtime.injection_model import BUCKETS, InjectionModel, features, shipped_model
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = BUILTIN_DATA_DIR  # the shipped multihop files (2wiki_corpus.json gives the negatives)
 
 # Written for this test; the rules miss it (checked below). The model does not catch every
 # phrasing of our own (README: on new template sets it adds 2 to 30 points to the rules).
@@ -115,7 +116,6 @@ def test_positives_are_only_what_the_rules_flag_in_sets_they_were_fitted_to() ->
     assert all(detect_injection(t) is not None for t in texts)
 
 
-@pytest.mark.skipif(not (DATA / "multihop" / "2wiki_corpus.json").is_file(), reason="needs ../shared/data")
 def test_training_writes_a_model_that_loads_and_round_trips(tmp_path: Path) -> None:
     out = tmp_path / "filter.npz"
     assert train_main(["--data", str(DATA), "--out", str(out), "--renders", "1", "--max-iter", "30"]) == 0
@@ -124,7 +124,7 @@ def test_training_writes_a_model_that_loads_and_round_trips(tmp_path: Path) -> N
     assert model.card["check_pages_flagged"] >= 0 and 0.5 <= model.threshold <= 0.99
     assert 0.2 <= model.suspect_at <= model.threshold and model.card["validation_sentences"] > 0
     again = tmp_path / "again.npz"
-    train_main(["--data", str(DATA), "--out", str(again), "--renders", "1", "--max-iter", "30"])
+    train_main(["--out", str(again), "--renders", "1", "--max-iter", "30"])  # --data defaults to the shipped copy
     assert np.array_equal(InjectionModel.load(again).weights, model.weights)  # deterministic
 
 

@@ -62,3 +62,24 @@ def test_the_installed_package_list_names_every_package_folder() -> None:
 def test_each_layer_imports_under_the_citeloop_name(layer: str) -> None:
     module = __import__(f"citeloop.{layer}", fromlist=["__file__"])
     assert Path(module.__file__).resolve().parent == ROOT / layer
+
+
+HEAVY = ("torch", "transformers", "trl", "datasets", "openai", "matplotlib", "polars", "bm25s", "ray", "datasketch")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["show", "tests/golden/leland_heuristic.jsonl"]], ids=["help", "show"])
+def test_help_and_show_load_no_heavy_library(argv: list[str]) -> None:
+    """Start-up speed by construction: heavy libraries load only in the commands that use them."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import contextlib, io, json, sys\n"
+            "from citeloop.eval.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    code = main({argv!r})\n"
+            "print(json.dumps([code, sorted({m.split('.')[0] for m in sys.modules})]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    exit_code, modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert exit_code == 0
+    assert sorted(set(HEAVY) & set(modules)) == []

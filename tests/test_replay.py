@@ -300,6 +300,34 @@ def test_cli_check_exit_codes(leland: Path, tmp_path: Path, capsys: pytest.Captu
     assert f"seq {stop.seq}" in capsys.readouterr().out
 
 
+def test_check_of_a_file_with_a_damaged_middle_line_never_says_identical(
+        leland: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = leland.read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged_line = 8  # file line 8 holds the event with seq 6
+    lines[damaged_line - 1] = lines[damaged_line - 1][: len(lines[damaged_line - 1]) // 2] + "\n"
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("".join(lines), encoding="utf-8")
+    assert main(["replay", str(damaged), "--check"]) == 3
+    out = " ".join(capsys.readouterr().out.split())  # rich wraps long lines
+    assert "identical" not in out
+    assert f"line {damaged_line} is not valid JSON" in out
+    assert f"{len(lines) - damaged_line} lines after it were not read" in out
+    assert "The 6 events before it match the replay" in out
+    assert main(["replay", str(damaged), "--check", "--json"]) == 3
+    check = json.loads(capsys.readouterr().out)
+    assert (check["ok"], check["events_recorded"], check["lines_unread"]) == (False, 6, len(lines) - damaged_line)
+
+
+def test_check_of_a_file_cut_off_by_a_crash_is_not_identical_either(
+        leland: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = leland.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[: len(data) - 40])  # the last line loses its end
+    assert main(["replay", str(cut), "--check"]) == 3
+    out = " ".join(capsys.readouterr().out.split())
+    assert "identical" not in out and "is incomplete (no newline)" in out and "lines after it" not in out
+
+
 def test_cli_unknown_run_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "no such run file" in _fails(["replay", str(tmp_path / "missing.jsonl"), "--check"], capsys)
 

@@ -11,29 +11,20 @@ import json
 import shlex
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import Progress, track
 from rich.table import Table
 
 from citeloop.filters.cli import find_runs
-from citeloop.filters.gold import GoldFileError, GoldSet
-from citeloop.runtime.session import ResearchKit
-from citeloop.training.hfdata import (
-    PAIR_COLUMNS,
-    RL_COLUMNS,
-    SFT_COLUMNS,
-    pairs_card,
-    rl_card,
-    sft_card,
-    write_dataset,
-)
-from citeloop.training.pairs import export_pairs
-from citeloop.training.rl import export_rl
-from citeloop.training.sft import ExportError, export_sft
 from citeloop.trajectories.cli import CommandError
+
+if TYPE_CHECKING:
+    from citeloop.filters.gold import GoldSet
+
+# The exporters (and HF datasets behind them) are imported inside the commands.
 
 export_app = typer.Typer(no_args_is_help=True, help="Training data from trajectories (TRL conversational formats).")
 
@@ -65,6 +56,11 @@ def sft(
     as_json: bool = AS_JSON,
 ) -> None:
     """One SFT row per policy decision: prompt = the state the policy saw, completion = its action."""
+    from rich.progress import track
+
+    from citeloop.training.hfdata import SFT_COLUMNS, sft_card
+    from citeloop.training.sft import ExportError, export_sft
+
     paths = find_runs(runs)
     try:
         result = export_sft(track(paths, description="reading runs", console=Console(stderr=True), disable=as_json),
@@ -85,11 +81,17 @@ def sft(
     console.print(f"{len(summary['runs'])} runs, {summary['duplicates']} duplicate rows dropped, "
                   f"{sum(summary['skipped_decisions'].values())} decisions skipped, "
                   f"{len(summary['skipped_runs'])} unfinished runs skipped")
+    for reason, n in summary["skipped_decisions"].items():
+        console.print(f"[yellow]skipped {n} decisions:[/yellow] {escape(reason)}", highlight=False)
+    for run in summary["skipped_runs"][:3]:
+        console.print(f"[yellow]skipped run[/yellow] {escape(run['path'])}: {escape(run['reason'])}", highlight=False)
     console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
 
 
 def _write(out: Path, rows: dict, columns: dict, card: str, summary: dict, overwrite: bool, as_json: bool) -> bool:
     """Write the export (or raise CommandError); with `as_json`, print the summary and return True."""
+    from citeloop.training.hfdata import write_dataset
+
     try:
         write_dataset(out, rows, columns, card, summary, overwrite=overwrite)
     except FileExistsError as exc:
@@ -100,6 +102,8 @@ def _write(out: Path, rows: dict, columns: dict, card: str, summary: dict, overw
 
 
 def _gold(path: Path | None) -> GoldSet | None:
+    from citeloop.filters.gold import GoldFileError, GoldSet
+
     try:
         return GoldSet.read(path) if path is not None else None
     except GoldFileError as exc:
@@ -126,6 +130,13 @@ def pairs(
     as_json: bool = AS_JSON,
 ) -> None:
     """Preference pairs: branch each decision with alternative actions, keep verified wins by a margin."""
+    from rich.progress import Progress
+
+    from citeloop.runtime.session import ResearchKit
+    from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card
+    from citeloop.training.pairs import export_pairs
+    from citeloop.training.sft import ExportError
+
     paths = find_runs(runs)
     gold_set = _gold(gold)
     try:
@@ -183,6 +194,10 @@ def rl(
     as_json: bool = AS_JSON,
 ) -> None:
     """Prompt-only decision states for GRPO; score completions with training.rewards.RolloutReward."""
+    from citeloop.training.hfdata import RL_COLUMNS, rl_card
+    from citeloop.training.rl import export_rl
+    from citeloop.training.sft import ExportError
+
     paths = find_runs(runs)
     try:
         result = export_rl(paths, decision=decision, per_kind=per_kind, test_share=test_share, seed=seed)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -22,10 +22,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from citeloop.training.base_model import ModelError, build_tiny_model, prepare_base_model
-from citeloop.training.train_config import TrainConfigError, load_train_config, parse_overrides
-from citeloop.training.trainers import TrainSummary, train
 from citeloop.trajectories.cli import CommandError
+
+if TYPE_CHECKING:
+    from citeloop.training.trainers import TrainSummary
+
+# torch, transformers and TRL load inside the commands, never for `citeloop --help`.
 
 model_app = typer.Typer(no_args_is_help=True, help="Base policy models as normal Hugging Face folders.")
 train_app = typer.Typer(no_args_is_help=True, help="Fine-tune a policy model with TRL (configs/train/*.yaml).")
@@ -59,6 +61,8 @@ def prepare(
     as_json: bool = typer.Option(False, "--json", help="Print the model card as JSON on stdout."),
 ) -> None:
     """The base policy model, offline: SmolLM2-135M-Instruct's GGUF dequantized and saved with save_pretrained."""
+    from citeloop.training.base_model import ModelError, prepare_base_model
+
     if as_json:
         _quiet_libraries()
     else:
@@ -79,6 +83,8 @@ def tiny(
     as_json: bool = typer.Option(False, "--json", help="Print the model card as JSON on stdout."),
 ) -> None:
     """A tiny Llama (hidden 128, 2 layers) with a tokenizer trained on the corpus: no download, for tests."""
+    from citeloop.training.base_model import ModelError, build_tiny_model
+
     _quiet_libraries()
     try:
         build_tiny_model(out, corpus, seed=seed, overwrite=overwrite)
@@ -88,6 +94,9 @@ def tiny(
 
 
 def _run_training(kind: str, config_path: Path, sets: list[str], as_json: bool) -> None:
+    from citeloop.training.base_model import ModelError
+    from citeloop.training.train_config import TrainConfigError, load_train_config, parse_overrides
+
     try:
         config = load_train_config(config_path, parse_overrides(sets or []), kind=kind)
     except TrainConfigError as exc:
@@ -99,6 +108,8 @@ def _run_training(kind: str, config_path: Path, sets: list[str], as_json: bool) 
 
         def on_step(step: int, max_steps: int, logs: dict[str, float]) -> None:
             progress.update(task, completed=step, total=max_steps, loss=f"loss {logs['loss']:.4f}")
+
+        from citeloop.training.trainers import train
 
         try:
             summary = train(config, on_step=on_step)

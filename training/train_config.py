@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from citeloop.runtime.registry import read_yaml_mapping
+from citeloop.runtime.registry import read_yaml_mapping, yaml_problem
 
 Kind = Literal["sft", "dpo", "grpo"]
 KINDS: tuple[str, ...] = ("sft", "dpo", "grpo")
@@ -139,7 +139,7 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
         try:
             out[key.strip()] = yaml.safe_load(raw) if raw.strip() else None
         except yaml.YAMLError as exc:
-            raise TrainConfigError(f"--set {pair!r}: value is not valid YAML: {exc}") from exc
+            raise TrainConfigError(f"--set {pair!r}: value is {yaml_problem(exc)}") from exc
     return out
 
 

@@ -6,33 +6,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import click
 import typer
 
-from citeloop.trajectories.diff import DiffError, diff_runs, render_diff
-from citeloop.trajectories.runfile import RunFileError, read_run
-from citeloop.trajectories.schema_export import schema_text
+# Commands import what they use inside their bodies: `citeloop --help` loads none of it.
 
 
-class CommandError(click.ClickException):
+class CommandError(Exception):
     """Ends a command with one `error: ...` line (if any) and an exit code.
 
-    Commands raise this rather than `typer.Exit`: the in-process `main` runs the app with
-    `standalone_mode=False`, where click returns an Exit's code instead of raising it, so
-    only an exception carries the code out.
+    Commands raise this rather than `typer.Exit`: the in-process `main` (`citeloop.eval.cli`)
+    runs the app with `standalone_mode=False`, where click returns an Exit's code instead of
+    raising it, so only an exception carries the code out. `main` prints the line.
     """
 
     def __init__(self, message: str, exit_code: int = 2) -> None:
         super().__init__(message)
+        self.message = message
         self.exit_code = exit_code
-
-    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
-        if self.message:
-            typer.echo(f"error: {self.message}", err=True)
 
 
 def schema(out: Path = typer.Option(None, "--out", help="Write the schema to this file instead of stdout.")) -> None:
     """Print the JSON Schema of run files (header and events)."""
+    from citeloop.trajectories.schema_export import schema_text
+
     text = schema_text()
     if out is None:
         typer.echo(text, nl=False)
@@ -47,6 +43,9 @@ def diff(
     as_json: bool = typer.Option(False, "--json", help="Print the diff as JSON."),
 ) -> None:
     """Diff two runs of one question: first divergence, queries, evidence, verdicts, stop point, metrics."""
+    from citeloop.trajectories.diff import DiffError, diff_runs, render_diff
+    from citeloop.trajectories.runfile import RunFileError, read_run
+
     try:
         a, b = read_run(before), read_run(after)
         result = diff_runs(a.header, a.events, b.header, b.events)
@@ -73,6 +72,7 @@ def store_ingest(
     """Add new and changed run files to the store; unchanged files are skipped."""
     import json
 
+    from citeloop.trajectories.runfile import RunFileError
     from citeloop.trajectories.store import StoreError, ingest  # polars loads only for store commands
 
     try:

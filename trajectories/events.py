@@ -376,7 +376,7 @@ class PartFallback(BaseEvent):
 
 
 class CitationRemoved(BaseEvent):
-    """The output audit (seed 14.3) found a citation whose quote its source does not bear out."""
+    """The output audit found a citation whose quote its source does not bear out."""
 
     type: Literal["citation_removed"] = "citation_removed"
     claim_id: str
@@ -425,7 +425,7 @@ class RunMeta(BaseEvent):
     here: a replay served from a cache records the same `model_call` events."""
     checks: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Per check (e.g. `judge`, `writer_numbers`, `audit`): `ran` and `fired` counts in this run,
-    so firing rates can be measured (seed 002: a check that fires often is a bug)."""
+    so firing rates can be measured (a check that fires often is a bug)."""
 
 
 Event = Union[

@@ -19,7 +19,7 @@ TRANSIENT_STATUSES: frozenset[str] = frozenset({"timeout", "rate_limited"})
 """Statuses worth retrying with backoff."""
 
 SubQuestionStatus = Literal["pending", "blocked", "searching", "satisfied", "dead_end", "exhausted"]
-"""`blocked`: waits on a dependency. `dead_end`: the seed 4.4 rule fired (tried enough
+"""`blocked`: waits on a dependency. `dead_end`: the dead-end rule fired (tried enough
 angles, something relevant came back, still no evidence). `exhausted`: its budget ran out
 without the dead-end conditions being met: "not found yet", not "does not exist"."""
 
@@ -146,7 +146,7 @@ class ReadResponse(Frozen):
 
 
 class Grade(Frozen):
-    """The four grading dimensions of seed 001 section 6, kept separate on purpose."""
+    """The four grading dimensions (authority, freshness, primary/secondary, relevance), kept separate on purpose."""
 
     authority: Literal["high", "medium", "low", "unknown"]
     """Standing of the publisher on this kind of claim."""

@@ -117,6 +117,8 @@ class RunFile:
     problem: str | None = None
     good_bytes: int = 0
     """Length of the valid prefix of the (decompressed) file."""
+    lines_unread: int = 0
+    """Non-blank lines after the damaged one (0 for a tail cut off by a crash): events the file lost."""
 
     @property
     def run_id(self) -> str:
@@ -230,9 +232,9 @@ def parse_run_bytes(data: bytes, path: Path | None = None, stream_problem: str |
         offset += len(raw) + 1
     if problem is None and stream_problem:
         problem = f"line {len(events) + 2}: {stream_problem}"
-    return RunFile(
-        path=path, header=header, events=events, torn=problem is not None, problem=problem, good_bytes=offset
-    )
+    unread = sum(1 for raw in lines[len(events) + 2:] if raw.strip()) if problem is not None else 0
+    return RunFile(path=path, header=header, events=events, torn=problem is not None, problem=problem,
+                   good_bytes=offset, lines_unread=unread)
 
 
 def truncate_torn_tail(path: Path, run: RunFile) -> None:

@@ -27,4 +27,4 @@ def schema_text() -> str:
 
 
 def committed_schema_text() -> str:
-    return resources.files("trajectories").joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")
+    return resources.files("citeloop.trajectories").joinpath("schema", SCHEMA_FILE).read_text(encoding="utf-8")

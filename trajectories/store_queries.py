@@ -171,7 +171,7 @@ def render_stats(s: dict[str, Any]) -> str:
     out.append("")
     out.append(f"{'check':<18} {'runs':>7} {'fired in':>9} {'share':>7} {'ran':>9} {'fired':>8} {'rate':>7}")
     for d in s["checks"]:
-        flag = "  fires on most runs: a bug? (seed 002)" if d["most_runs"] else ""
+        flag = "  fires on most runs: a check that fires often is a bug" if d["most_runs"] else ""
         out.append(f"{d['check']:<18} {d['runs']:>7,} {d['runs_fired']:>9,} {d['share_of_runs']:>7.2%} "
                    f"{d['ran']:>9,} {d['fired']:>8,} {d['fire_rate']:>7.2%}{flag}")
     return "\n".join(out)
