@@ -6,17 +6,21 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import get_args
 
 import polars as pl
 import pytest
+from pydantic_core import to_jsonable_python
 
 from citeloop.eval.cli import main
 from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories import store_decode
 from citeloop.trajectories.events import (
     DECISION_TYPES,
     ClaimDrafted,
     ClaimDropped,
     ClaimRewritten,
+    Event,
     VerdictReached,
     event_to_dict,
 )
@@ -33,6 +37,7 @@ from citeloop.trajectories.store_queries import (
     verdict_distribution,
 )
 
+GOLDEN = Path(__file__).parent / "golden" / "leland_heuristic.jsonl"
 QUESTIONS = [
     "Who directed the film that was shot in or around Leland, North Carolina in 1986?",
     "Are Christopher Nolan and Sathish Kalathil both film directors?",
@@ -326,8 +331,8 @@ def test_small_chunks_and_batches_give_the_same_tables(store: Store, runs_dir: P
                                                        monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
     """One chunk (one part) per file, or one batch (rows built while the next file is read)
     per file, files fetched two at a time: the same rows as one batch in one chunk."""
-    monkeypatch.setattr(f"citeloop.trajectories.store.{limit}", 1)
-    monkeypatch.setattr("citeloop.trajectories.store.FETCH_BATCH", 2)
+    monkeypatch.setattr(f"citeloop.trajectories.store_ingest.{limit}", 1)
+    monkeypatch.setattr("citeloop.trajectories.store_ingest.FETCH_BATCH", 2)
     report = ingest(runs_dir, tmp_path / "s")
     assert report.runs_added == len(QUESTIONS) * len(SETUPS)
     small = Store.open(tmp_path / "s")
@@ -366,7 +371,7 @@ def test_duplicate_runs_resolve_across_chunks_and_batches(runs_dir: Path, tmp_pa
                                                           monkeypatch: pytest.MonkeyPatch, limit: str) -> None:
     """Each file its own chunk (or batch): a torn copy read before the complete file is
     replaced by it, one read after it is dropped; the run is stored once, complete."""
-    monkeypatch.setattr(f"citeloop.trajectories.store.{limit}", 1)
+    monkeypatch.setattr(f"citeloop.trajectories.store_ingest.{limit}", 1)
     [plain] = _copy_runs(runs_dir, tmp_path / "runs" / "b", 1)
     run = read_run(plain)
     data = plain.read_bytes()
@@ -514,6 +519,65 @@ def test_claims_follow_rewrites_and_drops(runs: dict[str, RunFile], tmp_path: Pa
          "verdict": None, "checker": None, "n_checks": 0, "rewritten": False, "weakened": False,
          "dropped": False, "drop_reason": None},
     ]
+
+
+# --------------------------------------------------------------------------- the fast decoder
+
+
+def test_every_event_type_is_known_to_the_decoder() -> None:
+    union = {cls.model_fields["type"].default for cls in get_args(Event)}
+    assert sorted(store_decode.LINE_TYPES.values()) == sorted(union)
+    assert set(store_decode.NEEDED) <= union
+    assert set(store_decode.BASE_NEED) == {"run_id", "seq", "parent_seq", "subq"}
+
+
+def test_the_decoder_refuses_fields_the_models_do_not_have() -> None:
+    with pytest.raises(TypeError, match="VerdictRecord has no field 'score'"):
+        store_decode.derive_line_types({"verdict": {"record": {"score": store_decode.VALUE}}})
+    with pytest.raises(TypeError, match="not a list to count"):
+        store_decode.derive_line_types({"query_issued": {"query": store_decode.COUNT}})
+    with pytest.raises(TypeError, match="no event type nope"):
+        store_decode.derive_line_types({"nope": {}})
+    with pytest.raises(TypeError, match="cannot decode as a value"):
+        store_decode.derive_line_types({"claim_drafted": {"claim": store_decode.VALUE}})
+
+
+def _same_fields(decoded: object, model: object, need: dict, where: str) -> None:
+    """Each field `need` names has the same value in the fast decode as in the pydantic model."""
+    for name, take in need.items():
+        got, want = getattr(decoded, name), getattr(model, name)
+        if take == store_decode.RAW:
+            assert json.loads(bytes(got)) == to_jsonable_python(want), f"{where}.{name}"
+        elif take == store_decode.COUNT:
+            assert len(got) == len(want), f"{where}.{name}"
+        elif isinstance(take, dict):
+            _same_fields(got, want, take, f"{where}.{name}")
+        else:
+            assert got == want and type(got) is type(want), f"{where}.{name}: {got!r} != {want!r}"
+
+
+def test_the_fast_decode_agrees_with_pydantic(runs_dir: Path, tmp_path: Path) -> None:
+    """Every event of the golden run, the fixture runs and a hand-made rewrite and drop:
+    each field the tables take decodes to the value the pydantic event holds."""
+    header = read_run(GOLDEN).header
+    made = [ClaimRewritten(run_id=header.run_id, seq=0, subq="sq1", claim_id="c1", old_text="a", new_text="b",
+                           reason="partial"),
+            ClaimDropped(run_id=header.run_id, seq=1, claim_id="c1", verdict="conflict", reason="gone")]
+    made_file = tmp_path / "made.jsonl"
+    made_file.write_text(dumps_line(header) + "".join(dumps_line(e) for e in made), encoding="utf-8")
+    paths = [GOLDEN, made_file, *sorted(p for p in runs_dir.iterdir() if p.name.endswith((".jsonl", ".jsonl.zst")))]
+    seen: set[str] = set()
+    for path in paths:
+        data, _ = decompress_run_bytes(path.read_bytes(), compressed=path.name.endswith(".zst"))
+        events = read_run(path).events
+        decoded = store_decode.decode_lines(data[data.index(b"\n") + 1 :])
+        assert len(decoded) == len(events)
+        for d, e in zip(decoded, events):
+            assert store_decode.LINE_TYPES[type(d)] == e.type
+            need = store_decode.BASE_NEED | store_decode.NEEDED.get(e.type, {})
+            _same_fields(d, e, need, f"{path.name}:{e.seq}:{e.type}")
+            seen.add(e.type)
+    assert set(store_decode.NEEDED) <= seen, "every type the tables read was compared"
 
 
 # --------------------------------------------------------------------------- CLI

@@ -1,0 +1,356 @@
+"""Ingest: run files in, Parquet parts and manifest entries out (`Store.ingest`).
+
+This module owns the pipeline (reading and hashing files, decoding them, building each
+batch's rows, writing each chunk's parts), which file stands for each run, and the
+manifest's `files` and `runs` entries that an ingest writes.
+
+Ingest is incremental and idempotent. A file whose digest the manifest already records is
+skipped without being parsed; a changed file, or a new file holding a run id already
+stored, replaces that run's rows (deleted from the part that held them). Within one ingest,
+two files of the same run resolve to the one with the most events (complete before torn,
+then by path), across chunks too. Parts the manifest does not name are deleted first.
+
+Speed. One thread reads and hashes files ahead (`FETCH_BATCH` at a time), one decodes them
+(`store_decode`), batch by batch (`BATCH_BYTES`), and a third builds each batch's rows and
+writes each chunk's part (`CHUNK_BYTES`; `store_tables`) meanwhile: the work in polars,
+hashlib and file reads runs without the GIL. Cyclic garbage collection is paused during an
+ingest. The three limits are read from this module when an ingest runs (tests patch them).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import time
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from citeloop.trajectories.store_decode import DecodedFile, FileRead, read_file
+from citeloop.trajectories.store_manifest import StoreError
+from citeloop.trajectories.store_tables import (
+    BATCH_TABLES,
+    RUN_TABLES,
+    TABLES,
+    Batch,
+    batch_tables,
+    blobs_table,
+    n_rows,
+    runs_table,
+    split_lines,
+)
+
+if TYPE_CHECKING:
+    from citeloop.trajectories.store import Store
+
+RUN_SUFFIXES = (".jsonl", ".jsonl.zst")
+CHUNK_BYTES = 192 << 20
+"""Decompressed run-file bytes per ingest chunk (one Parquet part per table)."""
+BATCH_BYTES = 16 << 20
+"""Decompressed run-file bytes per batch: a second thread builds the rows of one batch while
+the next is read."""
+FETCH_BATCH = 32
+"""Files read ahead (by a second thread) while the files before them are decoded."""
+
+
+@dataclass
+class IngestReport:
+    files_seen: int = 0
+    files_unchanged: int = 0
+    runs_added: int = 0
+    runs_replaced: int = 0
+    runs_torn: int = 0
+    events: int = 0
+    jsonl_bytes: int = 0
+    parts: list[int] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    """Files not stored because another file of the same run was preferred."""
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    """(file, reason) for files that could not be read."""
+    seconds: float = 0.0
+    stage_seconds: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(("read", "tables", "write"), 0.0))
+    """Where the time went: reading, hashing and decoding files; building tables; writing
+    Parquet. Tables and writes run in another thread than reading, so the stages can add up
+    to more than `seconds`."""
+
+    def _add(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.stage_seconds[stage] = round(self.stage_seconds[stage] + now - since, 4)
+        return now
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        out["skipped"] = [{"file": f, "reason": r} for f, r in self.skipped]
+        out["events_per_s"] = round(self.events / self.seconds) if self.seconds else None
+        return out
+
+
+def run_files(source: Path) -> list[Path]:
+    """Run files under a directory (recursive), or the file itself."""
+    source = Path(source)
+    if source.is_file():
+        return [source]
+    if not source.is_dir():
+        raise StoreError(f"{source}: no such directory")
+    found = [p for p in source.rglob("*") if p.is_file() and p.name.endswith(RUN_SUFFIXES)]
+    if not found:
+        raise StoreError(f"{source}: no run files (*.jsonl, *.jsonl.zst)")
+    return sorted(found, key=str)
+
+
+def ingest_into(store: Store, source: str | Path | list[Path], validate: bool = False) -> IngestReport:
+    """Add new and changed run files under `source` (a directory, a file, or a list of files) to `store`."""
+    enabled = gc.isenabled()
+    gc.disable()  # an ingest makes many objects and no cycles: collections only cost time
+    try:
+        return _Ingest(store).run(source, validate)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def _fetch(keys: list[str]) -> list[tuple[bytes, str]]:
+    """The bytes and sha256 of each file (reading and hashing run without the GIL)."""
+    out = []
+    for key in keys:
+        with open(key, "rb") as handle:
+            raw = handle.read()
+        out.append((raw, hashlib.sha256(raw).hexdigest()))
+    return out
+
+
+def _read_all(tasks: list[tuple[str, str | None]], exact: bool) -> Iterator[tuple[str, FileRead]]:
+    """(path, what reading it gave) for every (path, digest stored for it). A thread reads
+    and hashes the next batch of files while this one decodes a batch."""
+    batches = [tasks[i : i + FETCH_BATCH] for i in range(0, len(tasks), FETCH_BATCH)]
+    with ThreadPoolExecutor(1, thread_name_prefix="citeloop-fetch") as fetcher:
+        ahead = fetcher.submit(_fetch, [key for key, _ in batches[0]]) if batches else None
+        for i, batch in enumerate(batches):
+            fetched = ahead.result()
+            if i + 1 < len(batches):
+                ahead = fetcher.submit(_fetch, [key for key, _ in batches[i + 1]])
+            for (key, known), (raw, digest) in zip(batch, fetched):
+                yield key, read_file(key, raw, digest, known, exact)
+
+
+# --------------------------------------------------------------------------- the pipeline
+
+
+class _Ingest:
+    """One ingest into `store`: its report, and which file it stored for each run."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.manifest = store.manifest
+        self.report = IngestReport()
+        self.blobs_known: set[str] | None = None
+        """Blob digests in the store, once a chunk has looked them up."""
+        self.ingested: dict[str, tuple[tuple[bool, int, str], int, int]] = {}
+        """run id -> (rank, events, bytes) of the file stored for it by this ingest"""
+
+    def run(self, source: str | Path | list[Path], validate: bool) -> IngestReport:
+        t0 = time.perf_counter()
+        paths = [p for s in ([source] if isinstance(source, (str, Path)) else source) for p in run_files(Path(s))]
+        report = self.report
+        report.files_seen = len(paths)
+        self._clean_orphans()
+        files_seen = self.manifest["files"]
+        tasks = [(key, files_seen.get(key, {}).get("digest")) for key in map(os.path.abspath, paths)]
+        stored_before = set(self.manifest["runs"])
+        # A second thread builds the rows of each batch of files (polars runs mostly without
+        # the GIL) while this one reads and decodes the next batch; at the end of a chunk it
+        # writes the chunk's part.
+        with ThreadPoolExecutor(1, thread_name_prefix="citeloop-store") as worker:
+            waiting: deque[Future[Any]] = deque()
+            prepared: list[Future[Batch]] = []
+            batch: list[DecodedFile] = []
+            batch_bytes = chunk_bytes = 0
+            waited = 0.0
+            start = time.perf_counter()
+            for i, (key, read) in enumerate(_read_all(tasks, validate), start=1):
+                if read.file is not None:
+                    batch.append(read.file)
+                    batch_bytes += read.file.jsonl_bytes
+                    chunk_bytes += read.file.jsonl_bytes
+                elif read.reason is None:
+                    report.files_unchanged += 1
+                else:
+                    report.skipped.append((key, read.reason))
+                    files_seen[key] = {"digest": read.digest, "run_id": None, "status": "skipped",
+                                       "reason": read.reason}
+                last = i == len(tasks)
+                if batch and (batch_bytes >= BATCH_BYTES or chunk_bytes >= CHUNK_BYTES or last):
+                    prepared.append(worker.submit(self._prepare_batch, batch))
+                    waiting.append(prepared[-1])
+                    batch, batch_bytes = [], 0
+                if prepared and (chunk_bytes >= CHUNK_BYTES or last):
+                    waiting.append(worker.submit(self._write_chunk, prepared))
+                    prepared, chunk_bytes = [], 0
+                while len(waiting) > 2:  # read at most two batches ahead of the other thread
+                    since = time.perf_counter()
+                    waiting.popleft().result()
+                    waited += time.perf_counter() - since
+            report.stage_seconds["read"] = round(time.perf_counter() - start - waited, 4)
+            while waiting:
+                waiting.popleft().result()
+        for run_id, ((torn, _, _), n_events, n_bytes) in self.ingested.items():
+            if run_id in stored_before:
+                report.runs_replaced += 1
+            else:
+                report.runs_added += 1
+            report.runs_torn += torn
+            report.events += n_events
+            report.jsonl_bytes += n_bytes
+        if report.skipped and not (report.runs_added or report.runs_replaced or report.files_unchanged
+                                   or report.duplicates):
+            raise StoreError(f"no readable run files among {len(paths)}; e.g. {report.skipped[0][1]}")
+        self.store._save_manifest()
+        report.seconds = round(time.perf_counter() - t0, 4)
+        return report
+
+    def _prepare_batch(self, files: list[DecodedFile]) -> Batch:
+        tick = time.perf_counter()
+        files, lines = self._batch_lines(files)
+        tables = batch_tables(files, lines)
+        for f in files:
+            f.raw = f.body = b""
+        self.report._add("tables", tick)
+        return Batch(files, tables)
+
+    def _write_chunk(self, prepared: list[Future[Batch]]) -> None:
+        """Write one part per table with the rows of these batches."""
+        report, manifest = self.report, self.manifest
+        tick = time.perf_counter()
+        batches = [b.result() for b in prepared]
+        files = [f for b in batches for f in b.files]
+        # One file per run in the whole ingest: the most events, complete before torn, then
+        # by path. One that beats a file of an earlier chunk replaces its rows.
+        won = self.ingested
+        before = dict(won)
+        ranks = [(f.problem is not None, -f.n_events, f.path) for f in files]
+        for f, rank in zip(files, ranks):
+            if f.run_id not in won or rank < won[f.run_id][0]:
+                won[f.run_id] = (rank, f.n_events, f.jsonl_bytes)
+        keep = [won[f.run_id][0] == rank for f, rank in zip(files, ranks)]
+        for f, kept in zip(files, keep):
+            manifest["files"][f.path] = {"digest": f.digest, "run_id": f.run_id,
+                                         "status": "ingested" if kept else "duplicate"}
+            if not kept:
+                report.duplicates.append(f.path)
+        for run_id, (rank, _, _) in before.items():
+            if won[run_id][0] != rank:  # stored by an earlier chunk, now replaced
+                manifest["files"][rank[2]]["status"] = "duplicate"
+                report.duplicates.append(rank[2])
+        frames: dict[str, list[pl.DataFrame]] = {t: [] for t in BATCH_TABLES}
+        start = 0
+        for b in batches:
+            kept = keep[start : start + len(b.files)]
+            start += len(b.files)
+            for table in BATCH_TABLES:
+                df = b.tables[table]
+                if not all(kept):
+                    df = df.filter(pl.Series(np.repeat(kept, [n_rows(f, table) for f in b.files]), dtype=pl.Boolean()))
+                frames[table].append(df)
+        files = [f for f, kept in zip(files, keep) if kept]
+        if not files:
+            return
+        part = self.store.new_part()
+        tables = {t: pl.concat(frames[t]) for t in BATCH_TABLES}
+        tables["runs"] = runs_table(files, part)
+        blobs: dict[str, str | None] = {}
+        for f in files:
+            for digest, text in f.blobs.items():
+                blobs.setdefault(digest, text)
+        if self.blobs_known is None:
+            self.blobs_known = self._known_digests()
+        new = [d for d in blobs if d not in self.blobs_known]
+        self.blobs_known.update(new)
+        tables["blobs"] = blobs_table(new, [blobs[d] for d in new])
+        tick = report._add("tables", tick)
+        for table in TABLES:
+            if tables[table].height:
+                self.store.write_part(table, part, tables[table])
+        replaced = {f.run_id for f in files if f.run_id in manifest["runs"]}
+        if replaced:
+            self._remove_runs(replaced)
+        report._add("write", tick)
+        for f in files:
+            manifest["runs"][f.run_id] = {"file": f.path, "digest": f.digest, "part": part,
+                                          "n_events": f.n_events, "torn": f.problem is not None}
+        report.parts.append(part)
+
+    def _batch_lines(self, files: list[DecodedFile]) -> tuple[list[DecodedFile], pl.Series]:
+        """All event lines of `files` as one String column. Splitting them in bulk also checks
+        that they are UTF-8 and one event a line; when it fails, each file is checked, and one
+        that fails goes through the exact reader (as with `validate`)."""
+        lines = split_lines(b"".join(f.body for f in files), sum(f.n_events for f in files))
+        if lines is not None:
+            return files, lines
+        kept = []
+        for f in files:
+            body = bytes(f.body)
+            try:
+                ok = body.count(b"\n") == f.n_events and isinstance(body.decode("utf-8"), str)
+            except UnicodeDecodeError:
+                ok = False
+            read = FileRead(f.digest, f) if ok else read_file(f.path, f.raw, f.digest, None, exact=True)
+            if read.file is None:
+                self.report.skipped.append((f.path, read.reason))
+                self.manifest["files"][f.path] = {"digest": f.digest, "run_id": None, "status": "skipped",
+                                                  "reason": read.reason}
+            else:
+                kept.append(read.file)
+        lines = split_lines(b"".join(f.body for f in kept), sum(f.n_events for f in kept))
+        if lines is None:  # pragma: no cover - every file passed the exact checks
+            raise StoreError("internal error: event lines that pass the exact checks fail the bulk split")
+        return kept, lines
+
+    # ---------------------------------------------------------------- parts
+
+    def _remove_runs(self, run_ids: set[str]) -> None:
+        """Delete the rows of these runs from the parts that hold them."""
+        store, manifest = self.store, self.manifest
+        by_part: dict[int, list[str]] = {}
+        for run_id in run_ids:
+            by_part.setdefault(manifest["runs"][run_id]["part"], []).append(run_id)
+        for part, ids in by_part.items():
+            for table in RUN_TABLES:
+                path = store.part_path(table, part)
+                if part not in manifest["tables"].get(table, []) or not path.exists():
+                    continue
+                df = pl.read_parquet(path)
+                kept = df.filter(~pl.col("run_id").is_in(ids))
+                if kept.height == df.height:
+                    continue
+                if kept.height:
+                    store.write_part(table, part, kept)
+                else:
+                    path.unlink()
+                    manifest["tables"][table].remove(part)
+
+    def _clean_orphans(self) -> None:
+        """Delete the parts (and temporary files) that the manifest does not name."""
+        for table in TABLES:
+            folder = self.store.root / table
+            if not folder.is_dir():
+                continue
+            listed = {self.store.part_path(table, p).name for p in self.manifest["tables"].get(table, [])}
+            for p in folder.iterdir():
+                if p.name not in listed and (p.suffix in (".parquet", ".tmp")):
+                    p.unlink()
+
+    def _known_digests(self) -> set[str]:
+        if not self.store.parts("blobs"):
+            return set()
+        return set(self.store.scan("blobs").select("digest").collect()["digest"].to_list())
