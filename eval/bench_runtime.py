@@ -1,13 +1,19 @@
 """Runtime benchmark: `heuristic` against `naive` on the same questions and budget, in one run.
 
-    python -m citeloop.eval.bench_runtime [--data DIR] [--limit N] [--out bench-out/runtime.json]
+    python -m citeloop.eval.bench_runtime [--data DIR] [--limit N] [--sets hotpotqa,musique,2wiki]
+                                          [--baseline OLD.json] [--out bench-out/runtime.json]
 
-For each data set (HotpotQA-100 sentence-level gold, MuSiQue-100 paragraph-level gold)
-and each policy it reports gold recall of what was retrieved (read), carded and cited,
-cited-evidence precision, searches and reads per question, the median and p90 run time
-after the index is built, and runs per second. It then measures trajectory capture: the
-same batch with a file sink against a null sink, as a ratio. Peak RSS is reported for the
-whole process. Prints a table and writes JSON.
+For each shared data set (HotpotQA-100 with sentence-level gold and MuSiQue-100 with
+paragraph-level gold, both over the embedded corpus; 2Wiki-500 with title-level gold over its
+own corpus and its read budget of 10) and each policy it reports, through the evaluation
+harness (`citeloop.eval.harness.run_eval`): whether the report states a short answer and
+whether it is right (exact match after normalisation, with aliases; token F1), gold recall of
+what was retrieved (read) and cited, all gold retrieved, cited-evidence precision, question
+coverage, searches and reads per question and the median run time. `naive` is the naive
+research loop baseline (no plan, naive decisions); `naive-policies` keeps citeloop's plan and
+engine but decides naively. With `--baseline` (an earlier output of this script) each row also
+shows the change in answer accuracy and gold recall against it. Then trajectory capture: the
+same batch with a file sink against a null sink, as a ratio. Prints a table and writes JSON.
 """
 
 from __future__ import annotations
@@ -22,138 +28,128 @@ import tempfile
 import time
 from pathlib import Path
 
-from citeloop.eval.datasets import BUILTIN_DATA_DIR
-from citeloop.eval.gold import GoldQuestion, load_hotpotqa, load_musique, precision, recall, run_units
-from citeloop.runtime.config import ResearchConfig
+from citeloop.eval.datasets import BUILTIN_DATA_DIR, EvalSet, load_eval_set
+from citeloop.eval.harness import PolicyRun, run_eval
+from citeloop.runtime.config import ResearchConfig, load_config
+from citeloop.runtime.index import BM25Index
 from citeloop.runtime.session import ResearchKit, run_research
-from citeloop.trajectories.runfile import MemorySink, NullSink
+from citeloop.trajectories.runfile import NullSink
 
-# name -> (planner, policy spec). `naive` is seed 003's loop: no plan, naive decisions.
-# `naive-policies` keeps citeloop's plan and engine but decides naively: it shows how much
-# of the difference comes from decomposition and how much from the decision policies.
-POLICIES: dict[str, tuple[str, str]] = {
-    "heuristic": ("rule", "heuristic"),
-    "naive": ("naive", "naive"),
-    "naive-policies": ("rule", "naive"),
-}
-
-
-def _mean(values: list[float | None]) -> float | None:
-    real = [v for v in values if v is not None]
-    return round(sum(real) / len(real), 4) if real else None
+POLICIES = [PolicyRun("heuristic", "rule", "heuristic"), PolicyRun("naive", "naive", "naive"),
+            PolicyRun("naive-policies", "rule", "naive")]
+SETS = ("hotpotqa", "musique", "2wiki")
+COLUMNS = [("answer_correct", "ans.ok"), ("answer_f1", "ans.F1"), ("answer_stated", "stated"), ("answer_in_report", "in rep."),
+           ("retrieved_recall", "retr.R"), ("all_gold_retrieved", "allgold"), ("cited_recall", "cite.R"),
+           ("cited_precision", "cite.P"), ("coverage", "cover")]
+DELTAS = ("answer_correct", "retrieved_recall", "all_gold_retrieved", "cited_precision")
 
 
-def evaluate(questions: list[GoldQuestion], kit: ResearchKit, name: str, config: ResearchConfig) -> dict:
-    planner, policy = POLICIES[name]
-    rows, times = [], []
-    for q in questions:
-        sink = MemorySink()
-        t0 = time.perf_counter()
-        result, _ = run_research(q.question, kit, config, policy_spec=policy, sink=sink, out_dir=None,
-                                 planner=planner)
-        times.append(time.perf_counter() - t0)
-        units = run_units(sink.events, q.level)
-        rows.append({
-            "qid": q.qid,
-            "retrieved_recall": recall(units.retrieved, q.gold),
-            "carded_recall": recall(units.carded, q.gold),
-            "cited_recall": recall(units.cited, q.gold),
-            "cited_precision": precision(units.cited, q.gold),
-            "searches": result.outcome.counts["searches"],
-            "reads": result.outcome.counts["reads"],
-            "coverage": result.outcome.metrics["coverage"],
-        })
-    times_sorted = sorted(times)
-    return {
-        "policy": name,
-        "planner": planner,
-        "questions": len(questions),
-        "retrieved_recall": _mean([r["retrieved_recall"] for r in rows]),
-        "carded_recall": _mean([r["carded_recall"] for r in rows]),
-        "cited_recall": _mean([r["cited_recall"] for r in rows]),
-        "cited_precision": _mean([r["cited_precision"] for r in rows]),
-        "searches_per_q": _mean([r["searches"] for r in rows]),
-        "reads_per_q": _mean([r["reads"] for r in rows]),
-        "coverage": _mean([r["coverage"] for r in rows]),
-        "median_ms": round(statistics.median(times) * 1000, 2),
-        "p90_ms": round(times_sorted[int(0.9 * (len(times_sorted) - 1))] * 1000, 2),
-        "runs_per_s": round(len(times) / sum(times), 2),
-        "per_question": rows,
-    }
+def kit_for(eval_set: EvalSet, embedded: ResearchKit) -> ResearchKit:
+    if eval_set.corpus.fingerprint == embedded.corpus.fingerprint:
+        return embedded
+    t0 = time.perf_counter()
+    index = BM25Index.build(eval_set.corpus)
+    return ResearchKit(corpus=eval_set.corpus, index=index, index_seconds=time.perf_counter() - t0)
 
 
-def capture_overhead(questions: list[GoldQuestion], kit: ResearchKit, config: ResearchConfig, repeats: int) -> dict:
+def evaluate(eval_set: EvalSet, kit: ResearchKit) -> dict:
+    config = load_config(None, dict(eval_set.config_overrides))
+    results = run_eval(eval_set, kit, POLICIES, config)["policies"]
+    for r in results.values():
+        walls = sorted(row["wall_s"] for row in r["per_question"])
+        r["median_ms"] = round(statistics.median(walls) * 1000, 2)
+        r["p90_ms"] = round(walls[int(0.9 * (len(walls) - 1))] * 1000, 2)
+        r["budget"] = config.budget.model_dump()
+    return results
+
+
+def capture_overhead(eval_set: EvalSet, kit: ResearchKit, repeats: int) -> dict:
     """Same batch, file sink vs null sink, interleaved so drift hits both alike; best of `repeats`."""
+    config = ResearchConfig()
     file_times, null_times = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeats):
             t0 = time.perf_counter()
-            for q in questions:
+            for q in eval_set.questions:
                 run_research(q.question, kit, config, sink=NullSink(), out_dir=None)
             null_times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            for q in questions:
+            for q in eval_set.questions:
                 run_research(q.question, kit, config, out_dir=Path(tmp))
             file_times.append(time.perf_counter() - t0)
-    return {
-        "questions": len(questions),
-        "repeats": repeats,
-        "null_sink_s": round(min(null_times), 4),
-        "file_sink_s": round(min(file_times), 4),
-        "ratio": round(min(file_times) / min(null_times), 4),
-    }
+    return {"questions": len(eval_set.questions), "repeats": repeats, "null_sink_s": round(min(null_times), 4),
+            "file_sink_s": round(min(file_times), 4), "ratio": round(min(file_times) / min(null_times), 4)}
+
+
+def _fmt(value: float | None) -> str:
+    return "   n/a" if value is None else f"{value * 100:6.1f}"
+
+
+def print_table(results: dict, baseline: dict | None) -> None:
+    header = f"{'dataset':<9}{'policy':<15}" + "".join(f"{label:>8}" for _, label in COLUMNS) + \
+             f"{'srch/q':>8}{'read/q':>8}{'med ms':>8}"
+    if baseline:
+        header += "".join(f"{'d.' + k.split('_')[0][:6]:>10}" for k in DELTAS)
+    print(header)
+    print("-" * len(header))
+    for name, by_policy in results["datasets"].items():
+        for policy, r in by_policy.items():
+            line = f"{name:<9}{policy:<15}" + "".join(f"{_fmt(r.get(k)):>8}" for k, _ in COLUMNS) + \
+                   f"{r['searches_per_q']:>8.2f}{r['reads_per_q']:>8.2f}{r['median_ms']:>8.1f}"
+            old = (baseline or {}).get("datasets", {}).get(name, {}).get(policy)
+            if old:
+                for k in DELTAS:
+                    a, b = r.get(k), old.get(k)
+                    line += f"{'n/a' if a is None or b is None else f'{(a - b) * 100:+.1f}':>10}"
+            print(line)
+    print("(ans.ok: exact match with the gold answer or an alias; recall/precision in %; d.*: points against "
+          "--baseline)")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=BUILTIN_DATA_DIR)
     parser.add_argument("--limit", type=int, default=None, help="questions per data set")
+    parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
     parser.add_argument("--repeats", type=int, default=3, help="repeats of the capture-overhead batch")
+    parser.add_argument("--baseline", type=Path, default=None, help="an earlier output of this script")
     parser.add_argument("--out", type=Path, default=Path("bench-out/runtime.json"))
     args = parser.parse_args(argv)
+    names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    if not names or set(names) - set(SETS):
+        parser.error(f"--sets takes {', '.join(SETS)}")
+    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
 
-    config = ResearchConfig()
     t0 = time.perf_counter()
-    kit = ResearchKit.load()
+    embedded = ResearchKit.load()
     load_s = time.perf_counter() - t0
-    sets = {
-        "hotpotqa_100": load_hotpotqa(args.data / "multihop" / "hotpotqa_100.json", kit.corpus)[: args.limit],
-        "musique_100": load_musique(args.data / "multihop" / "musique_100.json", kit.corpus)[: args.limit],
-    }
     results: dict = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                     "omp_threads": os.environ.get("OMP_NUM_THREADS", "unset")},
-        "corpus": {"documents": len(kit.corpus), "load_and_index_s": round(load_s, 3),
-                   "index_from_cache": kit.index.loaded_from_cache},
-        "budget": config.budget.model_dump(),
+        "corpus": {"documents": len(embedded.corpus), "load_and_index_s": round(load_s, 3),
+                   "index_from_cache": embedded.index.loaded_from_cache},
         "datasets": {},
     }
-    for name, questions in sets.items():
-        results["datasets"][name] = {p: evaluate(questions, kit, p, config) for p in POLICIES}
-    results["capture"] = capture_overhead(sets["hotpotqa_100"], kit, config, args.repeats)
+    first_set = None
+    for name in names:
+        eval_set = load_eval_set(name, args.data).limit(args.limit)
+        kit = kit_for(eval_set, embedded)
+        results["datasets"][name] = evaluate(eval_set, kit)
+        first_set = first_set or (eval_set, kit)
+    results["capture"] = capture_overhead(*first_set, args.repeats)
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
-    header = f"{'dataset':<14}{'policy':<16}{'retr.R':>8}{'card.R':>8}{'cite.R':>8}{'cite.P':>8}" \
-             f"{'srch/q':>8}{'read/q':>8}{'cover':>7}{'med ms':>8}{'run/s':>7}"
-    print(header)
-    print("-" * len(header))
-    fmt = lambda v: "   n/a" if v is None else f"{v:.3f}"  # noqa: E731
-    for name, by_policy in results["datasets"].items():
-        for policy, r in by_policy.items():
-            print(f"{name:<14}{policy:<16}{fmt(r['retrieved_recall']):>8}{fmt(r['carded_recall']):>8}"
-                  f"{fmt(r['cited_recall']):>8}{fmt(r['cited_precision']):>8}{r['searches_per_q']:>8.2f}"
-                  f"{r['reads_per_q']:>8.2f}{fmt(r['coverage']):>7}{r['median_ms']:>8.1f}{r['runs_per_s']:>7.1f}")
+    print_table(results, baseline)
     for name, by_policy in results["datasets"].items():
         h, n = by_policy["heuristic"], by_policy["naive"]
-        delta = (h["retrieved_recall"] - n["retrieved_recall"]) * 100
-        print(f"{name}: heuristic retrieves {delta:+.1f} points of gold vs naive, "
-              f"searches/q {h['searches_per_q']:.2f} vs {n['searches_per_q']:.2f}")
+        print(f"{name}: heuristic answers {_fmt(h['answer_correct']).strip()}% right vs naive "
+              f"{_fmt(n['answer_correct']).strip()}%; retrieves {(h['retrieved_recall'] - n['retrieved_recall']) * 100:+.1f} "
+              f"points of gold; searches/q {h['searches_per_q']:.2f} vs {n['searches_per_q']:.2f}")
     c = results["capture"]
     print(f"capture overhead: file {c['file_sink_s']:.3f}s vs null {c['null_sink_s']:.3f}s = {c['ratio']:.3f}x")
     print(f"peak RSS {results['peak_rss_mb']} MB; corpus load+index {results['corpus']['load_and_index_s']} s")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    slim = json.loads(json.dumps(results))
-    args.out.write_text(json.dumps(slim, indent=2), encoding="utf-8")
+    args.out.write_text(json.dumps(results, indent=2), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 

@@ -39,8 +39,9 @@ from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.runtime.text import fold_accents
 from citeloop.trajectories.runfile import FileSink, MemorySink
 
-CORE_METRICS = ("citation_correctness", "coverage", "unsupported_claim_rate", "partial_rate",
-                "citation_recall_alce", "citation_precision_alce", "answer_in_report")
+CORE_METRICS = ("citation_correctness", "coverage", "plan_coverage", "unsupported_claim_rate", "partial_rate",
+                "citation_recall_alce", "citation_precision_alce", "answer_in_report", "answer_stated",
+                "answer_correct", "answer_f1", "run_score")
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,8 @@ def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, An
     out["wall_s"] = round(sum(r["wall_s"] for r in rows), 3)
     out["by_type"] = {t: {"n": len(rs), **{k: _mean([r.get(k) for r in rs])
                                            for k in ("retrieved_recall", "cited_recall", "all_gold_retrieved",
-                                                     "named_hop_recall", "bridge_hop_recall")
+                                                     "named_hop_recall", "bridge_hop_recall", "answer_correct",
+                                                     "answer_f1")
                                            if any(k in r for r in rs)}}
                       for t, rs in _group(rows).items()}
     if scores:
@@ -245,6 +247,7 @@ def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun],
             scores.append(score)
             rows.append({
                 "qid": q.id, "type": q.type, "run_id": result.run_id, "stop_reason": result.outcome.stop_reason,
+                "answer": score.answer, "gold_answer": q.answer,
                 **score_question(q, sink.events, kit, eval_set.level, sp), **core_metrics(score),
                 "diagnosis": score.diagnosis_codes,
                 "searches": counts.get("searches", 0), "reads": counts.get("reads", 0),

@@ -15,14 +15,13 @@ filters/intermediate.py (coverage and the per-layer metrics), filters/diagnosis.
 from __future__ import annotations
 
 import re
-import string
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from citeloop.filters import citations, intermediate
+from citeloop.filters import answers, citations, intermediate
 from citeloop.filters.diagnosis import DiagnosisConfig, diagnose
 from citeloop.filters.errors import UnknownNameError
 from citeloop.filters.judge import CitationJudge, load_object
@@ -40,7 +39,10 @@ SCORERS: dict[str, Scorer] = {
     "partial_rate": citations.partial_rate,
     "citation_recall_alce": citations.citation_recall_alce,
     "citation_precision_alce": citations.citation_precision_alce,
-    "coverage": intermediate.coverage,
+    "coverage": answers.question_coverage,
+    "plan_coverage": answers.plan_coverage,
+    "answer_stated": answers.answer_stated,
+    "run_score": answers.run_score,
     "unsupported_claim_rate": citations.unsupported_claim_rate,
     "verdict_counts": citations.verdict_counts,
     # intermediate (seed 11.5)
@@ -103,11 +105,23 @@ class RunScore(BaseModel):
     citation_recall_alce: float | None
     citation_precision_alce: float | None
     coverage: float | None
+    """What the question asks, covered: half for a stated answer, half for `plan_coverage`."""
+    plan_coverage: float | None = None
     """Share of the plan's expected claims the report states with bound evidence."""
+    answer_stated: bool | None = None
+    """The report states a short answer bound to claims it keeps."""
+    run_score: float | None = None
+    """A gold-free run score (filters/answers.py); nothing ranks by it until its agreement with gold is measured."""
     unsupported_claim_rate: float | None
     """Share of factual assertions without bound evidence."""
     answer_in_report: bool | None = None
     """Whether a gold answer appears in a kept claim; None without a gold answer."""
+    answer: str | None = None
+    """The short answer the report states, if any."""
+    answer_correct: bool | None = None
+    """The stated answer equals the gold answer or an alias after normalisation; None without gold."""
+    answer_f1: float | None = None
+    """Token F1 of the stated answer against the best gold alias; None without gold."""
     verdict_counts: dict[str, int] = Field(default_factory=dict)
     """Judge verdicts over the cited sentences."""
     sentences: int = 0
@@ -157,18 +171,13 @@ NUMERIC_FIELDS: tuple[str, ...] = tuple(
 """RunScore fields with a number (or None) as value: what gates and aggregates read."""
 
 
-def _normalise_answer(text: str) -> str:
-    # SQuAD/HotpotQA answer normalisation: lower case, no punctuation, no articles.
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
-
-
 def answer_in_report(view: RunView, gold: Sequence[str]) -> bool | None:
-    answers = [a for a in map(_normalise_answer, gold) if a]
-    if not answers or view.report is None:
+    """Does a gold answer appear in a kept claim? (The looser, older signal; see `answer_correct`.)"""
+    gold_answers = [a for a in map(answers.normalise_answer, gold) if a]
+    if not gold_answers or view.report is None:
         return None
-    claims = [_normalise_answer(c.text) for section in view.report.sections for c in section.claims]
-    return any(re.search(rf"\b{re.escape(a)}\b", c) for a in answers for c in claims)
+    claims = [answers.normalise_answer(c.text) for section in view.report.sections for c in section.claims]
+    return any(re.search(rf"\b{re.escape(a)}\b", c) for a in gold_answers for c in claims)
 
 
 def score_run(run: RunFile | Sequence[BaseEvent], header: RunHeader | None = None, judge: str | CitationJudge | None = None,
@@ -198,6 +207,8 @@ def score_run(run: RunFile | Sequence[BaseEvent], header: RunHeader | None = Non
         policy=spec.policies["spec"].name if spec and "spec" in spec.policies else None,
         judge=view.judge.name,
         answer_in_report=answer_in_report(view, gold_answers) if gold_answers else None,
+        answer=answers.stated_answer(view),
+        **_answer_against_gold(view, gold_answers),
         sentences=len(view.sentences),
         cited_sentences=len(citations.cited(view)),
         assertion_sentences=len(assertions),
@@ -211,6 +222,13 @@ def score_run(run: RunFile | Sequence[BaseEvent], header: RunHeader | None = Non
         extra=extra,
         **values,
     )
+
+
+def _answer_against_gold(view: RunView, gold: Sequence[str] | None) -> dict[str, Any]:
+    match = answers.answer_match(answers.stated_answer(view), gold or [])
+    if match is None:
+        return {"answer_correct": None, "answer_f1": None}
+    return {"answer_correct": bool(match[0]), "answer_f1": round(match[1], 4)}
 
 
 # --------------------------------------------------------------------------- aggregate

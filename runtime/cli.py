@@ -88,9 +88,13 @@ def research(
     except LLMPartsError as exc:
         raise CommandError(str(exc)) from exc
     if as_json:
+        answer = result.report.answer
         payload = {
             "run_id": result.run_id,
             "trajectory": str(path),
+            "answer": answer.model_dump(mode="json") if answer is not None and answer.status == "answered" else None,
+            "answer_reason": None if answer is None or answer.status == "answered" else
+            {"status": answer.status, "reason": answer.reason, "candidates": answer.candidates},
             "report": result.report.model_dump(mode="json"),
             "outcome": result.outcome.model_dump(mode="json"),
         }

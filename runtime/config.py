@@ -83,6 +83,10 @@ class PlannerSettings(Section):
     """Sources the final hop of a chain (the one that answers the question) needs."""
     expansion_ratio: float = Field(1 / 3, ge=0, le=1)
     """Expansion sub-questions are capped at this share of the original ones (seed 4.2)."""
+    single_hop_terms: int = Field(1, ge=0)
+    """A question with a named entity and at most this many other content words ("Who directed
+    Angel Eyes?", "When was Puneet Sira born?") is planned as one sub-question; a longer one
+    reads its entity, then the name that entity's evidence leads to."""
 
 
 class ExploreSettings(Section):

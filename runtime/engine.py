@@ -1,7 +1,9 @@
 """The research engine: plan, gap-driven search/read rounds, evidence, claims, report.
 
 One `ResearchEngine.run` answers one question and records every step through a
-`Recorder`. The loop (seed 001 section 4): each round, the sub-questions that can still be
+`Recorder`. Two stages live in their own modules and are mixed in: evidence intake (reads,
+the injection filter, cards: `citeloop.runtime.intake`) and hop resolution (status, bridges,
+expansion: `citeloop.runtime.hops`); the short answer is found by `citeloop.runtime.answer`. The loop (seed 001 section 4): each round, the sub-questions that can still be
 searched are taken in order of urgency (weight x deficit / need); for each, the angle
 policy picks a query among angle candidates, the read policy picks hits to read and
 sentences to keep, and the ledger turns kept sentences into cards. After each round the
@@ -12,66 +14,44 @@ search) stop the run whatever the policy says and are recorded as `hard_limit` d
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from citeloop.runtime.answer import answer_sentence_tests, find_answer
 from citeloop.runtime.audit import audit_report, mirror_problem
 from citeloop.runtime.claims import write_and_verify
 from citeloop.runtime.config import ResearchConfig
-from citeloop.runtime.injection import findings_by_line, strip_invisible, suspected
+from citeloop.runtime.hops import HopResolution
+from citeloop.runtime.injection import suspected
+from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
-from citeloop.runtime.planner import SLOT, Planner
+from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
-from citeloop.runtime.bridging import focus_terms, names_title, rank_bridge_candidates
+from citeloop.runtime.bridging import names_title
 from citeloop.runtime.recorder import Recorder
+from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.report import SubQuestionOutcome, build_report
-from citeloop.runtime.text import content_terms, fold_accents, term_overlap, tokenize
-from citeloop.runtime.tools import ReadTool, SearchTool, read_with_retry, search_with_retry
+from citeloop.runtime.text import content_terms, fold_accents, tokenize
+from citeloop.runtime.tools import ReadTool, SearchTool, search_with_retry
 from citeloop.runtime.verifier import Verifier
 from citeloop.trajectories.events import (
     AngleDecision,
     AngleState,
-    CardCreated,
-    CardRejected,
-    ConflictMarked,
-    DeadEnd,
-    DocumentRead,
-    KeepCandidate,
-    KeepDecision,
     PlanCreated,
     PolicyRef,
     QueryIssued,
-    ReadDecision,
-    ReadState,
     ReportWritten,
     RunFinished,
     RunOutcome,
     SearchResult,
-    SentenceSpan,
     StopDecision,
     StopSignals,
-    SubQuestionAdded,
     SubQuestionStatusChanged,
 )
 from citeloop.trajectories.header import RunHeader
-from citeloop.trajectories.models import EvidenceCard, Plan, ReadResponse, RejectedText, Report, SearchHit, SubQuestion
+from citeloop.trajectories.models import EvidenceCard, Plan, ReadResponse, Report, SearchHit
 
 HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
-BRIDGE_LEADS = 3
-"""Bridge candidates put into the next hop's query and followed as names."""
 
-
-@dataclass
-class SubQuestionState:
-    sq: SubQuestion
-    status: str
-    query: str | None
-    entities: list[str]
-    queries: list[str] = field(default_factory=list)
-    angles: list[str] = field(default_factory=list)
-    searches: int = 0
-    reads: int = 0
-    relevant_searches: int = 0
-    tool_errors: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -89,7 +69,7 @@ def _named_in(entity: str, query: str) -> bool:
     return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
 
 
-class ResearchEngine:
+class ResearchEngine(EvidenceIntake, HopResolution):
     def __init__(
         self,
         config: ResearchConfig,
@@ -141,6 +121,7 @@ class ResearchEngine:
             for sq in plan.sub_questions
         }
         self.resolved: dict[str, str] = {}
+        self._answer_tests: dict = {}
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
@@ -174,6 +155,7 @@ class ResearchEngine:
                 self._set_status(state, "exhausted", "the run stopped before this sub-question found evidence")
 
         plan = self.plan  # now including any expansion sub-questions
+        self._answer_tests = answer_sentence_tests(plan)
         claims = self.claim_stage(plan, self.ledger, self.verifier, rec, self._claim_cards)
         kept_ids = {c.claim.claim_id for c in claims}
         dropped = [e.claim_id for e in rec.events if e.type == "drop"]
@@ -185,6 +167,11 @@ class ResearchEngine:
         report = build_report(plan, outcomes, self.ledger, claims, dropped, dict(self.resolved), self.cutoff)
         report = audit_report(report, self.ledger, lambda doc_id: self.read_docs.get(doc_id, (None, 0))[0], rec,
                               pages=[doc for doc, _ in self.read_docs.values()])
+        # The short answer comes from what survived the audit, so it never cites a struck claim.
+        answer = find_answer(plan, report, {c.claim.claim_id: c.claim.subq for c in claims},
+                             {sid: s.status for sid, s in self.states.items()}, dict(self.resolved),
+                             self.ledger.confidence)
+        report = report.model_copy(update={"answer": answer})
         rec.emit(ReportWritten, report=report)
         outcome = self._outcome(report, claims, kept_ids, dropped, stop_reason)
         rec.emit(RunFinished, outcome=outcome)
@@ -242,11 +229,14 @@ class ResearchEngine:
         cards = self._on_topic_cards(sid)
         deps = self.states[sid].sq.depends_on
         resolved = self.resolved.get(deps[0]) if len(deps) == 1 else None
-        if not resolved:
-            return cards
-        name = fold_accents(resolved).lower()
-        about = [c for c in cards if name in fold_accents(f"{c.title} {c.quote}").lower()]
-        return about or cards
+        if resolved:
+            name = fold_accents(resolved).lower()
+            cards = [c for c in cards if name in fold_accents(f"{c.title} {c.quote}").lower()] or cards
+        test = self._answer_tests.get(sid)
+        if test is not None:
+            # An answer hop's claims come from sentences that can state the answer, when any do.
+            cards = [c for c in cards if test(c.quote)] or cards
+        return cards
 
     def _sources(self, sid: str) -> int:
         """Independent sources among the sub-question's on-topic cards."""
@@ -326,10 +316,6 @@ class ResearchEngine:
                 out.append(AngleCandidate(angle=angle, query=query))
         return out
 
-    def _bridge_candidates(self, sid: str, on_topic: bool = True) -> list[str]:
-        cards = self._on_topic_cards(sid) if on_topic else self._usable_cards(sid)
-        return rank_bridge_candidates(self.plan, cards, self.seen_titles)
-
     def _known_leads(self, state: SubQuestionState) -> tuple[list[SearchHit], int | None]:
         """Unread hits from earlier searches whose title names this sub-question's entity."""
         names = {e.lower() for e in state.entities}
@@ -395,204 +381,6 @@ class ResearchEngine:
                 self.seen_hits.setdefault(hit.doc_id, (hit, result.seq))
             self._read_hits(state, picked.query, response.hits, result.seq)
         self._update_status(state)
-
-    def _read_hits(self, state: SubQuestionState, query: str, hits, parent: int) -> None:
-        rec, sid = self.rec, state.sq.id
-        relevance = {
-            h.doc_id: round(term_overlap(focus_terms(query, state.entities, f"{h.title} {h.snippet}"),
-                                         content_terms(f"{h.title} {h.snippet}")), 4)
-            for h in hits
-        }
-        if max(relevance.values(), default=0.0) >= self.config.read.min_hit_relevance:
-            state.relevant_searches += 1
-        reads_left = min(self.config.budget.max_reads - self.reads, self.config.budget.per_subq_reads - state.reads)
-        names = {e.lower() for e in state.entities}
-        read_state = ReadState(hits=list(hits), already_read=sorted(self.ledger.documents), reads_left=max(0, reads_left),
-                               named=[h.doc_id for h in hits if names_title(h.title, names)])
-        self._brief(self.policies.read, sid)
-        choice = self.policies.read.choose_reads(read_state, relevance, max(0, reads_left))
-        chosen = list(choice.value)[: max(0, reads_left)]  # type: ignore[call-overload]
-        decision = rec.emit(ReadDecision, parent=parent, subq=sid, state=read_state, candidates=[h.doc_id for h in hits],
-                            choice=chosen, policy=self.policies.read.ref, reason=choice.reason)
-        for doc_id in chosen:
-            t0 = time.perf_counter()
-            doc, attempts = read_with_retry(self.read_tool, doc_id, self.config.retry, self.sleep)
-            read_event = self._record_read(sid, doc, attempts, decision.seq)
-            rec.latency(read_event.seq, (time.perf_counter() - t0) * 1000)
-            self.reads += 1
-            state.reads += 1
-            if doc.status != "ok":
-                if doc.status != "empty":  # `empty` is a real answer, not a failed call
-                    state.tool_errors.append(doc.status)
-                continue
-            self.read_docs[doc.doc_id] = (doc, read_event.seq)
-            self._keep_evidence(state, query, doc, read_event.seq)
-
-    def _record_read(self, sid: str, doc: ReadResponse, attempts, parent: int) -> DocumentRead:
-        spans, digest = [], None
-        if doc.sentences:
-            text, offset = "", 0
-            for s in doc.sentences:
-                start = offset + (1 if text else 0)
-                text = f"{text} {s.text}" if text else s.text
-                spans.append(SentenceSpan(sid=s.sid, index=s.index, start=start, end=len(text)))
-                offset = len(text)
-            digest = self.rec.blob(text)
-        return self.rec.emit(DocumentRead, parent=parent, subq=sid, doc_id=doc.doc_id, status=doc.status,
-                             attempts=attempts, title=doc.title, url=doc.url, publisher=doc.publisher,
-                             published=doc.published, source_type=doc.source_type, text_digest=digest,
-                             sentences=spans, error=doc.error)
-
-    def _keep_evidence(self, state: SubQuestionState, query: str, doc: ReadResponse, parent: int) -> None:
-        rec, sid = self.rec, state.sq.id
-        self.ledger.register(doc)
-        doc_text = " ".join([doc.title, *(s.text for s in doc.sentences)])
-        key = focus_terms(f"{query} {' '.join(state.entities)}", state.entities, doc_text)
-        title_terms = content_terms(doc.title)
-        candidates: list[KeepCandidate] = []
-        injected: set[str] = set()
-        cleaned = [strip_invisible(s.text) for s in doc.sentences]
-        findings = findings_by_line(cleaned)
-        for i, (s, clean) in enumerate(zip(doc.sentences, cleaned)):
-            line, why = findings.get(i, (None, None))
-            # Firing rates (run_meta.checks): the rules see every sentence, the learned
-            # filter only those the rules pass.
-            rec.check("injection_rules", line == "rules")
-            if line != "rules":
-                rec.check("injection_learned", line == "learned")
-            if why is not None:
-                injected.add(s.sid)
-                rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(
-                    doc_id=doc.doc_id, sentence_ids=[s.sid], reason="injection", detail=why))
-                continue
-            terms = content_terms(clean)
-            rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
-            candidates.append(KeepCandidate(sid=s.sid, text=clean, relevance=round(rel, 4)))
-        if self.screen is not None and candidates:
-            why = self.screen.flagged(doc.doc_id, doc.url or doc.doc_id, doc.published,
-                                      [(c.sid, c.text) for c in candidates], rec, parent, sid)
-            if why is not None:
-                rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(
-                    doc_id=doc.doc_id, sentence_ids=[c.sid for c in candidates], reason="injection", detail=why))
-                injected.update(c.sid for c in candidates)
-                candidates = []
-        self._brief(self.policies.read, sid, doc.doc_id)
-        choice = self.policies.read.choose_keep(candidates, self.config.read.cards_per_doc)
-        chosen = list(choice.value)  # type: ignore[call-overload]
-        decision = rec.emit(KeepDecision, parent=parent, subq=sid, doc_id=doc.doc_id, candidates=candidates,
-                            choice=chosen, policy=self.policies.read.ref, reason=choice.reason)
-        by_sid = {c.sid: c for c in candidates}
-        # Injected sentences leave the document before cards are cut, so they cannot ride
-        # into a card's context (and from there into the report) as a neighbour of a quote.
-        clean_doc = doc.model_copy(update={"sentences": [
-            s.model_copy(update={"text": strip_invisible(s.text)}) for s in doc.sentences if s.sid not in injected]})
-        index_of = {s.sid: i for i, s in enumerate(clean_doc.sentences)}
-        for cand in candidates:
-            if cand.sid not in chosen:
-                continue
-            card = self.ledger.make_card(sid, clean_doc, [index_of[cand.sid]], by_sid[cand.sid].relevance,
-                                         self.config.read.context_sentences)
-            duplicate = self.ledger.duplicate_of(sid, card.quote)
-            if duplicate is not None or card.card_id in self.ledger.cards:
-                rec.emit(CardRejected, parent=decision.seq, subq=sid, rejected=RejectedText(
-                    doc_id=doc.doc_id, sentence_ids=card.sentence_ids, reason="duplicate",
-                    detail=f"same quote already held by {duplicate or card.card_id}"))
-                continue
-            stored, conflicts = self.ledger.add(card)
-            created = rec.emit(CardCreated, parent=decision.seq, subq=sid, card=stored)
-            for other_id, why in conflicts:
-                rec.emit(ConflictMarked, parent=created.seq, subq=sid, card_id=stored.card_id,
-                         other_card_id=other_id, reason=why)
-
-    def _update_status(self, state: SubQuestionState) -> None:
-        sid = state.sq.id
-        if self._deficit(sid) == 0:
-            self._confirm_bridge(state)
-            self._set_status(state, "satisfied", f"{self._sources(sid)} independent source(s) >= need {state.sq.need}")
-            self._unblock_dependents()
-            return
-        rule = self.config.dead_end
-        # Seed 4.4: all three conditions make a dead end, as soon as they hold; a tool
-        # failure means the search never really happened, so it can never count.
-        # "question + missing words" rewords the question; seed 4.2 does not count it as an angle.
-        angles = [a for a in state.angles if a != "gap_followup"]
-        if len(angles) >= rule.min_angles and state.relevant_searches >= rule.min_relevant_hits \
-                and not state.tool_errors:
-            self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
-            self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
-                          reason=f"{len(state.angles)} angles, {state.relevant_searches} relevant search(es), no evidence")
-            self._maybe_expand(state)
-        elif state.searches >= self.config.budget.per_subq_searches:
-            self._set_status(state, "exhausted", "sub-question budget spent without meeting the dead-end rule")
-            self._maybe_expand(state)
-
-    def _maybe_expand(self, state: SubQuestionState) -> None:
-        """Seed 4.2 expansion: a closed sub-question whose reading surfaced a related entity
-        gets one follow-up sub-question about it. Capped at a share of the original
-        sub-questions, and the entity must share a word with a named entity of the plan so
-        the research cannot drift to neighbouring topics."""
-        originals = [sq for sq in self.plan.sub_questions if not sq.expansion]
-        cap = int(len(originals) * self.config.planner.expansion_ratio)
-        if sum(sq.expansion for sq in self.plan.sub_questions) >= cap:
-            return
-        known = {e for s in self.states.values() for e in s.entities} | {e for e in self.plan.entities if not e.isdigit()}
-        known_lower = {e.lower() for e in known}
-        cards = self._usable_cards(state.sq.id)
-        # A closed sub-question has no on-topic evidence by definition: look at all it read.
-        for name in self._bridge_candidates(state.sq.id, on_topic=False):
-            # Anti-drift: the new entity must be named in the same evidence sentence as an
-            # entity the research already has.
-            linked = [k for k in known for c in cards
-                      if name in c.quote and k.lower() != name.lower() and k.lower() in c.quote.lower()]
-            if name.lower() in known_lower or not linked:
-                continue
-            known_words = {t for e in known for t in tokenize(e)}
-            relation = " ".join(t for t in tokenize(state.query or "") if t not in known_words)
-            new = SubQuestion(
-                id=f"sq{len(self.plan.sub_questions) + 1}",
-                axis=state.sq.axis,
-                question=f"What does the corpus say about {name}, met while researching: {state.sq.question}",
-                search_query=f"{name} {relation}".strip(),
-                stop_condition=f"one independent source about {name}",
-                expansion=True,
-            )
-            self.plan = self.plan.model_copy(update={"sub_questions": [*self.plan.sub_questions, new]})
-            self.states[new.id] = SubQuestionState(sq=new, status="pending", query=new.search_query, entities=[name])
-            self.rec.emit(SubQuestionAdded, subq=new.id, sub_question=new,
-                          reason=f"{state.sq.id} closed as {state.status}; its evidence names {name!r} "
-                                 f"together with {linked[0]!r}")
-            return
-
-    def _unblock_dependents(self) -> None:
-        for state in self.states.values():
-            if state.status != "blocked":
-                continue
-            if all(self.states[d].status == "satisfied" for d in state.sq.depends_on):
-                # The best few candidates all go into the query: BM25 then ranks the one whose
-                # article matches the relation words ("pop band founded") above its siblings.
-                fills: dict[str, str] = {}
-                candidates: list[str] = []
-                for dep in state.sq.depends_on:
-                    ranked = self._bridge_candidates(dep)[:BRIDGE_LEADS]
-                    self.resolved.setdefault(dep, ranked[0] if ranked else "")
-                    fills[dep] = " ".join(ranked)
-                    candidates += ranked
-                query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
-                state.query = " ".join(query.split())
-                state.entities = list(dict.fromkeys([*candidates, *state.entities]))
-                self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
-
-    def _confirm_bridge(self, state: SubQuestionState) -> None:
-        """Once a dependent hop has evidence, the candidate that evidence names is the bridge."""
-        if len(state.sq.depends_on) != 1:
-            return
-        dep = state.sq.depends_on[0]
-        for card in sorted(self._usable_cards(state.sq.id), key=lambda c: -c.grade.relevance):
-            text = fold_accents(f"{card.title} {card.quote}").lower()
-            named = [e for e in state.entities if fold_accents(e).lower() in text]
-            if named:
-                self.resolved[dep] = named[0]
-                return
 
     def _set_status(self, state: SubQuestionState, new: str, reason: str, resolved_query: str | None = None) -> None:
         if state.status == new:

@@ -91,7 +91,8 @@ class RulePlanner:
             plan = self._comparison(question, body, named, entities)
         else:
             plan = self._bridge(question, body, entities)
-        validate_plan(plan)
+        single = len(plan.sub_questions) == 1
+        validate_plan(plan, min_subqs=1 if single else 2, min_axes=1 if single else 2)
         return plan
 
     @staticmethod
@@ -204,7 +205,11 @@ class RulePlanner:
         clauses = clauses[: self.settings.max_hops - 1]
         if clauses:
             return self._clause_chain(question, head, clauses, entities)
-        return self._anchor_then_answer(question, body, entities)
+        entity_terms = {t for e in entities for t in content_terms(e)}
+        relation = [t for t in content_terms(body) if t not in entity_terms]
+        if entities and len(relation) <= self.settings.single_hop_terms:
+            return self._anchor_then_answer(question, body, entities)
+        return self._anchor_then_bridge(question, body, entities)
 
     def _clause_chain(self, question: str, head: str, clauses: list[str], entities: list[str]) -> Plan:
         # Innermost clause first: "the film [that was shot in Leland]" -> find the film, then ask about it.
@@ -258,6 +263,37 @@ class RulePlanner:
         )
 
     def _anchor_then_answer(self, question: str, body: str, entities: list[str]) -> Plan:
+        """A single-hop question ("Who directed Angel Eyes?"): one sub-question, whose
+        evidence about the named entity states the answer."""
+        words = _words(body)
+        entity_terms = {t for e in entities for t in tokenize(e)}
+        relation = " ".join(t for t in words.split() if t not in entity_terms) or words
+        anchor = " ".join(entities) if entities else words
+        sub = SubQuestion(
+            need=self.settings.answer_sources_needed,
+            id="sq1",
+            axis="a1",
+            question=question,
+            search_query=f"{anchor} {relation}".strip() if entities else words,
+            stop_condition=f"one independent source about {anchor} whose quote states the answer",
+            expected_claims=["States the answer to the question"],
+        )
+        return Plan(
+            question=question,
+            question_type="factoid",
+            scope_in=[*(entities or [anchor]), "the fact the question asks for"],
+            scope_out=["other entities with similar names", "opinions and evaluations", "events after the corpus cut-off"],
+            axes=[Axis(id="a1", title="Answer")],
+            sub_questions=[sub],
+            premises=[],
+            assumptions=ASSUMPTIONS,
+            entities=entities,
+        )
+
+
+    def _anchor_then_bridge(self, question: str, body: str, entities: list[str]) -> Plan:
+        """A question that asks more of its entity than one relation ("the pop band founded by
+        one of the stars of X"): read about the entity, then about the name its evidence leads to."""
         words = _words(body)
         entity_terms = {t for e in entities for t in tokenize(e)}
         relation = " ".join(t for t in words.split() if t not in entity_terms) or words
@@ -294,6 +330,7 @@ class RulePlanner:
             assumptions=ASSUMPTIONS,
             entities=entities,
         )
+
 
 
 class NaivePlanner:

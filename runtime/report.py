@@ -106,9 +106,25 @@ def citation_numbers(report: Report) -> dict[str, int]:
     return {card.card_id: i for i, card in enumerate(report.evidence, start=1)}
 
 
+def answer_line(report: Report) -> str:
+    """`**Answer:** Luis Mandoki [1]`, or why there is no answer."""
+    answer = report.answer
+    assert answer is not None
+    if answer.status != "answered":
+        shown = f" (candidates: {', '.join(answer.candidates)})" if answer.candidates else ""
+        return f"**Answer:** {answer.status.replace('_', ' ')}: {answer.reason}{shown}"
+    num = citation_numbers(report)
+    cited = {cid: claim for section in report.sections for claim in section.claims
+             if claim.claim_id in answer.claim_ids for cid in claim.citations}
+    marks = "".join(f"[{num[c]}]" for c in sorted(cited, key=lambda c: num.get(c, 0)) if c in num)
+    return f"**Answer:** {answer.text} {marks} — {answer.confidence} evidence; {answer.reason}"
+
+
 def render_markdown(report: Report) -> str:
     num = citation_numbers(report)
     out = [f"# {report.question}", ""]
+    if report.answer is not None:
+        out += [answer_line(report), ""]
     if report.resolved_entities:
         chain = "; ".join(f"{sq} -> {name}" for sq, name in report.resolved_entities.items())
         out += [f"**Entities found along the way:** {chain}", ""]

@@ -128,7 +128,7 @@ def test_partial_only_report() -> None:
     assert s.citation_correctness == 0.0, "partial counts 0 for correctness"
     assert s.partial_rate == 1.0
     assert s.citation_recall_alce == 0.0 and s.citation_precision_alce == 0.0
-    assert s.coverage == 1.0, "a partial claim with bound evidence still states the expected claim"
+    assert s.plan_coverage == 1.0, "a partial claim with bound evidence still states the expected claim"
 
 
 def test_unsupported_rate_ignores_non_assertions_and_counts_uncited_facts() -> None:

@@ -44,7 +44,8 @@ def test_coverage_is_the_share_of_planned_claims_stated_with_evidence() -> None:
     b = _coverage_run()
     b.report()
     s = _score(b)
-    assert (s.expected_claims, s.covered_claims, s.coverage) == (3, 1, pytest.approx(1 / 3, abs=1e-4))
+    assert (s.expected_claims, s.covered_claims, s.plan_coverage) == (3, 1, pytest.approx(1 / 3, abs=1e-4))
+    assert s.coverage == pytest.approx(1 / 6, abs=1e-4), "no stated answer: at most half the question"
 
 
 def test_extra_claims_in_the_report_do_not_raise_coverage() -> None:
@@ -58,7 +59,7 @@ def test_extra_claims_in_the_report_do_not_raise_coverage() -> None:
     b.report({"Film": ["claim-sq1-1", "claim-sq1-2", "claim-sq9-1",
                        b.report_claim(unbound, citations=["card-gone"])]})  # stated without bound evidence
     s = _score(b)
-    assert s.coverage == pytest.approx(1 / 3, abs=1e-4)
+    assert s.plan_coverage == pytest.approx(1 / 3, abs=1e-4)
     assert s.sentences > 0 and s.cited_sentences == 4
 
 
@@ -68,7 +69,7 @@ def test_a_conflicting_claim_does_not_cover_its_sub_question() -> None:
     b.claim("sq2", "Maximum Overdrive was directed by Stephen King.", [c2], verdict="conflict")
     b.report(disagreements=["claim-sq2-1"])
     s = _score(b)
-    assert s.coverage == pytest.approx(1 / 3, abs=1e-4)
+    assert s.plan_coverage == pytest.approx(1 / 3, abs=1e-4)
     assert s.disagreements == 1 and "contradictions" in s.failure_modes
 
 

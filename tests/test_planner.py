@@ -46,12 +46,18 @@ def test_comparison_question_gets_one_subquestion_per_entity(planner: RulePlanne
     assert len({s.axis for s in plan.sub_questions}) == 2
 
 
-def test_factoid_without_relative_clause_has_anchor_and_answer(planner: RulePlanner) -> None:
+def test_a_single_hop_question_is_planned_as_one_sub_question(planner: RulePlanner) -> None:
     plan = planner.plan(FACTOID)
     assert plan.question_type == "factoid"
-    assert [s.id for s in plan.sub_questions] == ["sq1", "sq2"]
+    assert [s.id for s in plan.sub_questions] == ["sq1"]
     assert "Maximum Overdrive" in plan.sub_questions[0].search_query
-    assert plan.sub_questions[1].depends_on == ["sq1"]
+    assert plan.sub_questions[0].depends_on == [] and plan.sub_questions[0].question == FACTOID
+    assert [a.title for a in plan.axes] == ["Answer"]
+
+
+def test_angel_eyes_is_one_hop_searching_its_title_and_relation(planner: RulePlanner) -> None:
+    plan = planner.plan("Who directed Angel Eyes?")
+    assert [(s.id, s.search_query) for s in plan.sub_questions] == [("sq1", "Angel Eyes directed")]
 
 
 def test_planner_output_is_deterministic(planner: RulePlanner) -> None:

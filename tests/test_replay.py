@@ -391,7 +391,7 @@ def test_dumps_are_stable_for_replayed_events(leland: Path) -> None:
     assert [dumps_line(e) for e in run.events] == lines[1:]
 
 
-def test_v1_header_with_a_branch_migrates_to_v2() -> None:
+def test_v1_header_with_a_branch_migrates_to_the_current_version() -> None:
     from citeloop.trajectories.header import SCHEMA_VERSION, RunHeader
 
     line = (FIXTURES / "run_v1.jsonl").read_text(encoding="utf-8").splitlines()[0]
@@ -399,7 +399,7 @@ def test_v1_header_with_a_branch_migrates_to_v2() -> None:
     data["spec"]["branch"] = {"parent_run_id": "run-x", "branch_seq": 4, "forced_choice": "stop",
                               "continuation_policy": "heuristic"}
     header = RunHeader.model_validate(data)
-    assert header.schema_version == SCHEMA_VERSION == 2
+    assert header.schema_version == SCHEMA_VERSION == 3
     assert header.spec.branch is not None and header.spec.branch.decision_type is None
     assert header.spec.corpus_cutoff is None
 

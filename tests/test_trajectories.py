@@ -433,6 +433,29 @@ def test_committed_v1_run_loads_whole() -> None:
     assert all(run.blobs()[e.text_digest] for e in run.of_type("document_read"))  # type: ignore[attr-defined]
 
 
+def test_committed_v2_run_loads_with_no_answer_and_replays_naming_the_change() -> None:
+    from citeloop.runtime.replay import check_run
+
+    v2 = FIXTURES / "run_v2.jsonl"
+    assert json.loads(v2.read_text(encoding="utf-8").splitlines()[0])["schema_version"] == 2
+    run = read_run(v2)
+    assert (run.torn, run.header.schema_version) == (False, SCHEMA_VERSION)
+    report = next(e for e in run.events if e.type == "report").report  # type: ignore[attr-defined]
+    assert report.answer is None, "v2 reports had no short answer"
+    check = check_run(run)
+    assert not check.ok and check.divergence is not None and check.divergence.recorded_type == "report"
+
+
+def test_a_file_from_a_newer_schema_is_refused_with_the_upgrade_message(tmp_path: Path) -> None:
+    lines = (FIXTURES / "run_v2.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["schema_version"] = SCHEMA_VERSION + 1
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    with pytest.raises(RunFileError, match=f"schema_version {SCHEMA_VERSION + 1}.*upgrade citeloop"):
+        read_run(newer)
+
+
 def test_committed_corrupt_run_loads_its_good_prefix() -> None:
     run = read_run(RUN_CORRUPT)
     assert run.events == read_run(RUN_V1).events[:4]

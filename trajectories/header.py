@@ -12,12 +12,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA_CHANGES: dict[int, str] = {
     1: "First version: header line, typed events, text blobs, run_meta trailer.",
     2: "Header `spec.corpus_cutoff` (so a run replays without its corpus); `spec.branch` is set by "
        "`citeloop replay --branch` and gains `decision_type`; its `forced_choice` holds the value the "
        "branch decision event records as `choice`. v1 files read with `corpus_cutoff` unknown (None).",
+    3: "The report states its short answer first: `report.answer` (status, kind, text, the claims that "
+       "state it, confidence, reason, candidates). v1 and v2 reports read with `answer` None.",
 }
 
 
@@ -125,5 +127,8 @@ def migrate_header(data: dict[str, Any]) -> dict[str, Any]:
                 spec["branch"] = {"decision_type": None, **spec["branch"]}
             data["spec"] = spec
         version = 2
+    if version == 2:
+        # v3 added `Report.answer`, which defaults to None: nothing in the header changes.
+        version = 3
     data["schema_version"] = SCHEMA_VERSION
     return data

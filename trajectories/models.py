@@ -247,6 +247,35 @@ class Disagreement(Frozen):
     counter_card_ids: list[str]
 
 
+AnswerKind = Literal["entity", "date", "number", "yes_no", "choice"]
+"""What shape of answer the question asks for: a name, a date, a number, yes or no, or one of
+the options the question names."""
+AnswerStatus = Literal["answered", "not_found", "dead_end", "conflict"]
+
+
+class Answer(Frozen):
+    """The short answer the report states first, or why there is none.
+
+    The text is extracted in code: a span of a cited sentence (entity, date, number), or
+    computed from the cited sentences of the compared hops (yes/no, choice). A model may
+    phrase the claims around it, but never the answer's own words."""
+
+    status: AnswerStatus
+    """`answered`, or why not: `not_found` (no kept claim states it), `dead_end` (the hop that
+    would state it was searched to a dead end), `conflict` (the evidence names different answers)."""
+    kind: AnswerKind
+    text: str | None = None
+    """The short answer (None unless `answered`)."""
+    claim_ids: list[str] = Field(default_factory=list)
+    """Kept claims whose cited sentences state or compute the answer."""
+    confidence: Literal["strong", "moderate", "weak"] | None = None
+    """The weakest confidence of those claims (None unless `answered`)."""
+    reason: str
+    """How the answer was found, or why there is none."""
+    candidates: list[str] = Field(default_factory=list)
+    """With `conflict`: the answers the evidence supports; otherwise runners-up, best first."""
+
+
 class Report(Frozen):
     question: str
     sections: list[ReportSection]
@@ -263,3 +292,5 @@ class Report(Frozen):
     """Bridge entities found in evidence, by the sub-question that found them."""
     premises: dict[str, bool] = Field(default_factory=dict)
     """Premise text -> whether the sub-question verifying it found evidence."""
+    answer: Answer | None = None
+    """The short answer (or why there is none); None in reports written before schema 3."""

@@ -1,0 +1,135 @@
+"""Hop resolution, a stage of the research engine: when a sub-question is satisfied, a dead
+end or exhausted, and what follows from that.
+
+`HopResolution` is mixed into `ResearchEngine` and works on its run state. A satisfied hop
+confirms the bridge entity its evidence names and unblocks the hops waiting on it (their
+query gets the best few bridge candidates); a hop that meets the dead-end rule is closed
+(after one last look at the article of the entity its dependency resolved to) and may add
+one expansion sub-question about a related entity its reading surfaced.
+"""
+
+from __future__ import annotations
+
+from citeloop.runtime.bridging import names_title, rank_bridge_candidates
+from citeloop.runtime.planner import SLOT
+from citeloop.runtime.subq_state import SubQuestionState
+from citeloop.runtime.text import fold_accents, tokenize
+from citeloop.trajectories.events import DeadEnd, SubQuestionAdded
+from citeloop.trajectories.models import SubQuestion
+
+
+BRIDGE_LEADS = 3
+"""Bridge candidates put into the next hop's query and followed as names."""
+
+
+class HopResolution:
+    """Sub-question status, bridges and expansion (mixed into `ResearchEngine`)."""
+
+    def _bridge_candidates(self, sid: str, on_topic: bool = True) -> list[str]:
+        cards = self._on_topic_cards(sid) if on_topic else self._usable_cards(sid)
+        return rank_bridge_candidates(self.plan, cards, self.seen_titles)
+
+    def _update_status(self, state: SubQuestionState) -> None:
+        sid = state.sq.id
+        if self._deficit(sid) == 0:
+            self._confirm_bridge(state)
+            self._set_status(state, "satisfied", f"{self._sources(sid)} independent source(s) >= need {state.sq.need}")
+            self._unblock_dependents()
+            return
+        rule = self.config.dead_end
+        # Seed 4.4: all three conditions make a dead end, as soon as they hold; a tool
+        # failure means the search never really happened, so it can never count.
+        # "question + missing words" rewords the question; seed 4.2 does not count it as an angle.
+        angles = [a for a in state.angles if a != "gap_followup"]
+        dead = len(angles) >= rule.min_angles and state.relevant_searches >= rule.min_relevant_hits \
+            and not state.tool_errors
+        if (dead or state.searches >= self.config.budget.per_subq_searches) and self._reuse_bridge_article(state):
+            return self._update_status(state)
+        if dead:
+            self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
+            self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
+                          reason=f"{len(state.angles)} angles, {state.relevant_searches} relevant search(es), no evidence")
+            self._maybe_expand(state)
+        elif state.searches >= self.config.budget.per_subq_searches:
+            self._set_status(state, "exhausted", "sub-question budget spent without meeting the dead-end rule")
+            self._maybe_expand(state)
+
+    def _reuse_bridge_article(self, state: SubQuestionState) -> bool:
+        """Before a hop is closed without evidence: the article of the entity its dependency
+        resolved to, if an earlier hop read it ("Salt Marsh Road is a thriller directed by Mara
+        Quint" was read while looking for the film), is this hop's evidence too. Only as a last
+        resort, so the hop still searches first. True when it added evidence."""
+        bridges = {self.resolved[d].lower() for d in state.sq.depends_on if self.resolved.get(d)}
+        before = len(self.ledger.cards_for(state.sq.id))
+        for doc, read_seq in list(self.read_docs.values()):
+            if state.query and names_title(doc.title, bridges) and not self.ledger.cards_for_doc(state.sq.id, doc.doc_id):
+                self._keep_evidence(state, state.query, doc, read_seq)
+        return self._deficit(state.sq.id) == 0 and len(self.ledger.cards_for(state.sq.id)) > before
+
+    def _maybe_expand(self, state: SubQuestionState) -> None:
+        """Seed 4.2 expansion: a closed sub-question whose reading surfaced a related entity
+        gets one follow-up sub-question about it. Capped at a share of the original
+        sub-questions, and the entity must share a word with a named entity of the plan so
+        the research cannot drift to neighbouring topics."""
+        originals = [sq for sq in self.plan.sub_questions if not sq.expansion]
+        cap = int(len(originals) * self.config.planner.expansion_ratio)
+        if sum(sq.expansion for sq in self.plan.sub_questions) >= cap:
+            return
+        known = {e for s in self.states.values() for e in s.entities} | {e for e in self.plan.entities if not e.isdigit()}
+        known_lower = {e.lower() for e in known}
+        cards = self._usable_cards(state.sq.id)
+        # A closed sub-question has no on-topic evidence by definition: look at all it read.
+        for name in self._bridge_candidates(state.sq.id, on_topic=False):
+            # Anti-drift: the new entity must be named in the same evidence sentence as an
+            # entity the research already has.
+            linked = [k for k in known for c in cards
+                      if name in c.quote and k.lower() != name.lower() and k.lower() in c.quote.lower()]
+            if name.lower() in known_lower or not linked:
+                continue
+            known_words = {t for e in known for t in tokenize(e)}
+            relation = " ".join(t for t in tokenize(state.query or "") if t not in known_words)
+            new = SubQuestion(
+                id=f"sq{len(self.plan.sub_questions) + 1}",
+                axis=state.sq.axis,
+                question=f"What does the corpus say about {name}, met while researching: {state.sq.question}",
+                search_query=f"{name} {relation}".strip(),
+                stop_condition=f"one independent source about {name}",
+                expansion=True,
+            )
+            self.plan = self.plan.model_copy(update={"sub_questions": [*self.plan.sub_questions, new]})
+            self.states[new.id] = SubQuestionState(sq=new, status="pending", query=new.search_query, entities=[name])
+            self.rec.emit(SubQuestionAdded, subq=new.id, sub_question=new,
+                          reason=f"{state.sq.id} closed as {state.status}; its evidence names {name!r} "
+                                 f"together with {linked[0]!r}")
+            return
+
+    def _unblock_dependents(self) -> None:
+        for state in self.states.values():
+            if state.status != "blocked":
+                continue
+            if all(self.states[d].status == "satisfied" for d in state.sq.depends_on):
+                # The best few candidates all go into the query: BM25 then ranks the one whose
+                # article matches the relation words ("pop band founded") above its siblings.
+                fills: dict[str, str] = {}
+                candidates: list[str] = []
+                for dep in state.sq.depends_on:
+                    ranked = self._bridge_candidates(dep)[:BRIDGE_LEADS]
+                    self.resolved.setdefault(dep, ranked[0] if ranked else "")
+                    fills[dep] = " ".join(ranked)
+                    candidates += ranked
+                query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
+                state.query = " ".join(query.split())
+                state.entities = list(dict.fromkeys([*candidates, *state.entities]))
+                self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
+
+    def _confirm_bridge(self, state: SubQuestionState) -> None:
+        """Once a dependent hop has evidence, the candidate that evidence names is the bridge."""
+        if len(state.sq.depends_on) != 1:
+            return
+        dep = state.sq.depends_on[0]
+        for card in sorted(self._usable_cards(state.sq.id), key=lambda c: -c.grade.relevance):
+            text = fold_accents(f"{card.title} {card.quote}").lower()
+            named = [e for e in state.entities if fold_accents(e).lower() in text]
+            if named:
+                self.resolved[dep] = named[0]
+                return

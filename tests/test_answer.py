@@ -1,0 +1,120 @@
+"""The short answer: stated first, extracted in code from cited sentences, computed for
+comparisons, and null with a reason when the evidence does not state it.
+
+The small corpora here are hand-made: each page says one thing, so the expected answers
+are read off the page text, not computed by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citeloop.eval.cli import main
+from citeloop.runtime.answer import answer_kind, date_mentions, question_options
+from citeloop.runtime.corpus import Corpus, Document
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.replay import check_run
+from citeloop.runtime.report import render_markdown
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import MemorySink, read_run
+
+
+def _kit(pages: dict[str, str]) -> ResearchKit:
+    docs = [Document(id=f"d{i}", title=title, text=text) for i, (title, text) in enumerate(pages.items())]
+    corpus = Corpus(docs, source="test-answer")
+    return ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
+
+
+FILLER = {
+    "Kelp Forest": "A kelp forest is an underwater area with a high density of kelp. It grows in cold water.",
+    "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar.",
+    "Violin": "The violin is a wooden string instrument. It is the smallest member of its family.",
+}
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Who directed Angel Eyes?", "entity"),
+    ("When was Puneet Sira born?", "date"),
+    ("In what year was the bridge opened?", "date"),
+    ("How many records has the singer sold?", "number"),
+    ("Are Christopher Nolan and Sathish Kalathil both film directors?", "yes_no"),
+    ("Which band was formed first, The Exies or Circus Diablo?", "choice"),
+])
+def test_the_question_says_which_shape_of_answer_it_asks_for(question: str, kind: str) -> None:
+    assert answer_kind(question) == kind
+
+
+def test_options_and_dates_are_read_as_written() -> None:
+    assert question_options("Who is older, Sid Haig or Vic Darchinyan?") == ["Sid Haig", "Vic Darchinyan"]
+    assert [d.text for d in date_mentions("born 14 July 1939 in Fort Wayne, died on May 5, 2007")] == [
+        "14 July 1939", "May 5, 2007"]
+    assert date_mentions("It opened in 1932.")[0].value == (1932.0, 0.0, 0.0)
+
+
+def test_angel_eyes_answers_luis_mandoki_first(kit: ResearchKit, tmp_path: Path) -> None:
+    result, path = run_research("Who directed Angel Eyes?", kit, out_dir=tmp_path)
+    answer = result.report.answer
+    assert answer is not None and (answer.status, answer.kind, answer.text) == ("answered", "entity", "Luis Mandoki")
+    kept = {c.claim_id: c for s in result.report.sections for c in s.claims}
+    assert answer.claim_ids and set(answer.claim_ids) <= set(kept)
+    cited = [card for card in result.report.evidence if card.card_id in kept[answer.claim_ids[0]].citations]
+    assert any("Luis Mandoki" in card.quote for card in cited), "the answer is a span of a cited sentence"
+    lines = render_markdown(result.report).splitlines()
+    assert lines[2].startswith("**Answer:** Luis Mandoki [1]")
+    assert len(result.plan.sub_questions) == 1, "a single-hop question is one sub-question"
+    check = check_run(read_run(path))
+    assert check.ok, check.divergence
+
+
+def test_research_json_has_a_top_level_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["research", "Who directed Angel Eyes?", "--json", "--out", str(tmp_path)]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["answer"]["text"] == "Luis Mandoki" and payload["answer"]["kind"] == "entity"
+    assert payload["answer_reason"] is None
+    assert payload["report"]["answer"]["claim_ids"] == payload["answer"]["claim_ids"]
+
+
+def test_a_single_hop_answer_is_the_name_next_to_the_relation() -> None:
+    kit = _kit({**FILLER, "Harbour Lights": "Harbour Lights is a 1963 British drama film directed by John Gilling. "
+                                           "It stars Jean Marais and Dora Doll."})
+    result, _ = run_research("Who directed Harbour Lights?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "John Gilling"
+
+
+def test_a_bridge_answer_follows_the_film_to_its_director() -> None:
+    kit = _kit({**FILLER,
+                "Salt Marsh Road": "Salt Marsh Road is a thriller directed by Mara Quint.",
+                "Port Elsa": "Port Elsa is a fishing town. The film Salt Marsh Road was shot there in 1979.",
+                "Mara Quint": "Mara Quint is a director born in Dunmore."})
+    result, _ = run_research("Who directed the film that was shot in Port Elsa in 1979?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Mara Quint"
+
+
+def test_a_comparison_by_date_cites_both_sides() -> None:
+    kit = _kit({**FILLER,
+                "Orla Fenn": "Orla Fenn (born 3 March 1950) is an Irish painter.",
+                "Bram Tolley": "Bram Tolley (born 12 June 1941) is a Welsh sculptor."})
+    result, _ = run_research("Who is older, Orla Fenn or Bram Tolley?", kit, out_dir=None, sink=MemorySink())
+    answer = result.report.answer
+    assert (answer.kind, answer.text) == ("choice", "Bram Tolley")
+    subqs = {c.split("-")[1] for c in answer.claim_ids}
+    assert len(subqs) == 2, "both options' claims are cited"
+
+
+def test_a_yes_no_comparison_is_computed_from_both_hops() -> None:
+    kit = _kit({**FILLER,
+                "Orla Fenn": "Orla Fenn is an Irish painter and film director.",
+                "Bram Tolley": "Bram Tolley is a Welsh film director."})
+    result, _ = run_research("Are Orla Fenn and Bram Tolley both film directors?", kit, out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("yes_no", "yes")
+
+
+def test_no_evidence_gives_no_answer_with_a_reason() -> None:
+    kit = _kit(FILLER)
+    result, _ = run_research("Who directed Harbour Lights?", kit, out_dir=None, sink=MemorySink())
+    answer = result.report.answer
+    assert answer.status in ("not_found", "dead_end") and answer.text is None and answer.reason
+    assert render_markdown(result.report).splitlines()[2].startswith("**Answer:** ")

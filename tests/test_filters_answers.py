@@ -1,0 +1,56 @@
+"""Answer scores: exact match and F1 against gold with aliases, yes/no from the answer object,
+question-relative coverage and the gold-free run score, on real runs of the embedded corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeloop.filters.answers import answer_match, normalise_answer
+from citeloop.filters.metrics import score_run
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import MemorySink
+
+
+def test_normalisation_drops_case_punctuation_and_articles() -> None:
+    assert normalise_answer("The Walt Disney Pictures.") == "walt disney pictures"
+
+
+@pytest.mark.parametrize(("prediction", "gold", "em", "f1"), [
+    ("Luis Mandoki", ["Luis Mandoki"], 1.0, 1.0),
+    ("Mandoki", ["Luis Mandoki"], 0.0, 2 * 1.0 * 0.5 / 1.5),
+    ("Walt Disney", ["Walt Disney Pictures", "Disney"], 0.0, 2 * 1.0 * (2 / 3) / (1 + 2 / 3)),
+    ("yes", ["no"], 0.0, 0.0),
+    ("no", ["no"], 1.0, 1.0),
+    (None, ["Paris"], 0.0, 0.0),
+])
+def test_answer_match_takes_the_best_alias(prediction: str | None, gold: list[str], em: float, f1: float) -> None:
+    assert answer_match(prediction, gold) == (em, pytest.approx(f1))
+
+
+def test_no_gold_is_not_computed() -> None:
+    assert answer_match("anything", []) is None
+
+
+def _score(kit: ResearchKit, question: str, gold: list[str]):  # noqa: ANN202
+    sink = MemorySink()
+    run_research(question, kit, out_dir=None, sink=sink)
+    return score_run(sink.events, header=sink.header, gold_answers=gold)
+
+
+def test_a_stated_right_answer_covers_the_question(kit: ResearchKit) -> None:
+    s = _score(kit, "Who directed Angel Eyes?", ["Luis Mandoki"])
+    assert (s.answer, s.answer_stated, s.answer_correct, s.answer_f1) == ("Luis Mandoki", True, True, 1.0)
+    assert s.coverage == pytest.approx(0.5 + 0.5 * s.plan_coverage)
+    assert s.run_score is not None and s.run_score >= 0.4
+
+
+def test_a_wrong_gold_answer_scores_zero_but_the_run_still_states_one(kit: ResearchKit) -> None:
+    s = _score(kit, "Who directed Angel Eyes?", ["Someone Else"])
+    assert (s.answer_stated, s.answer_correct, s.answer_f1) == (True, False, 0.0)
+
+
+def test_yes_no_is_judged_from_the_answer_object(kit: ResearchKit) -> None:
+    question = "Are Christopher Nolan and Sathish Kalathil both film directors?"
+    right, wrong = _score(kit, question, ["yes"]), _score(kit, question, ["no"])
+    assert right.answer == "yes" and right.answer_correct is True
+    assert wrong.answer_correct is False and wrong.answer_in_report is False
