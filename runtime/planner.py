@@ -262,13 +262,33 @@ class RulePlanner:
             entities=entities,
         )
 
-    def _anchor_then_answer(self, question: str, body: str, entities: list[str]) -> Plan:
-        """A single-hop question ("Who directed Angel Eyes?"): one sub-question, whose
-        evidence about the named entity states the answer."""
+    @staticmethod
+    def _anchor(body: str, entities: list[str]) -> tuple[str, str, str]:
+        """(what the question names, the words asked of it, its query words)."""
         words = _words(body)
         entity_terms = {t for e in entities for t in tokenize(e)}
         relation = " ".join(t for t in words.split() if t not in entity_terms) or words
-        anchor = " ".join(entities) if entities else words
+        return (" ".join(entities) if entities else words), relation, words
+
+    @staticmethod
+    def _factoid(question: str, entities: list[str], anchor: str, axes: list[Axis],
+                 subs: list[SubQuestion]) -> Plan:
+        return Plan(
+            question=question,
+            question_type="factoid",
+            scope_in=[*(entities or [anchor]), "the fact the question asks for"],
+            scope_out=["other entities with similar names", "opinions and evaluations", "events after the corpus cut-off"],
+            axes=axes,
+            sub_questions=subs,
+            premises=[],
+            assumptions=ASSUMPTIONS,
+            entities=entities,
+        )
+
+    def _anchor_then_answer(self, question: str, body: str, entities: list[str]) -> Plan:
+        """A single-hop question ("Who directed Angel Eyes?"): one sub-question, whose
+        evidence about the named entity states the answer."""
+        anchor, relation, words = self._anchor(body, entities)
         sub = SubQuestion(
             need=self.settings.answer_sources_needed,
             id="sq1",
@@ -278,26 +298,12 @@ class RulePlanner:
             stop_condition=f"one independent source about {anchor} whose quote states the answer",
             expected_claims=["States the answer to the question"],
         )
-        return Plan(
-            question=question,
-            question_type="factoid",
-            scope_in=[*(entities or [anchor]), "the fact the question asks for"],
-            scope_out=["other entities with similar names", "opinions and evaluations", "events after the corpus cut-off"],
-            axes=[Axis(id="a1", title="Answer")],
-            sub_questions=[sub],
-            premises=[],
-            assumptions=ASSUMPTIONS,
-            entities=entities,
-        )
-
+        return self._factoid(question, entities, anchor, [Axis(id="a1", title="Answer")], [sub])
 
     def _anchor_then_bridge(self, question: str, body: str, entities: list[str]) -> Plan:
         """A question that asks more of its entity than one relation ("the pop band founded by
         one of the stars of X"): read about the entity, then about the name its evidence leads to."""
-        words = _words(body)
-        entity_terms = {t for e in entities for t in tokenize(e)}
-        relation = " ".join(t for t in words.split() if t not in entity_terms) or words
-        anchor = " ".join(entities) if entities else words
+        anchor, relation, words = self._anchor(body, entities)
         subs = [
             SubQuestion(
                 need=self.settings.sources_needed,
@@ -319,18 +325,8 @@ class RulePlanner:
                 expected_claims=["States the answer to the question (given {sq1})"],
             ),
         ]
-        return Plan(
-            question=question,
-            question_type="factoid",
-            scope_in=[*(entities or [anchor]), "the fact the question asks for"],
-            scope_out=["other entities with similar names", "opinions and evaluations", "events after the corpus cut-off"],
-            axes=[Axis(id="a1", title=f"Background: {anchor}"), Axis(id="a2", title="Answer")],
-            sub_questions=subs,
-            premises=[],
-            assumptions=ASSUMPTIONS,
-            entities=entities,
-        )
-
+        axes = [Axis(id="a1", title=f"Background: {anchor}"), Axis(id="a2", title="Answer")]
+        return self._factoid(question, entities, anchor, axes, subs)
 
 
 class NaivePlanner:
