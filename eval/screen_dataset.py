@@ -33,9 +33,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from citeloop.eval.bench_injection import TEMPLATES
 from citeloop.eval.datasets import DEFAULT_DATA_DIR, load_2wiki_corpus
 from citeloop.eval.injection_docs import MARKERS, InjectionTemplate, poisoned_in_place
+from citeloop.eval.injection_sets import all_templates
 from citeloop.runtime.corpus import Document
 from citeloop.runtime.injection import strip_invisible
 from citeloop.runtime.llm.screen import LLMInjectionScreen
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.per_template < 1 or args.clean < 1:
         parser.error("--per-template and --clean must be at least 1")
-    templates = tuple(t for t in TEMPLATES if t.group in TRAIN_GROUPS)
+    templates = tuple(t for t in all_templates() if t.group in TRAIN_GROUPS)
     try:
         rows = build_rows(list(load_2wiki_corpus(args.data)), templates, args.per_template, args.clean, args.seed)
     except ValueError as exc:

@@ -2,12 +2,12 @@
 
     python -m citeloop.eval.train_injection_filter [--data DIR] [--out runtime/data/injection_filter.npz]
 
-Positives: the template sets the rules were fitted to (`tuned` and every `seen-N` group of
-`eval.bench_injection`), each template rendered into `--renders` random titles, kept when the
-rules flag the rendering. That keeps the instructions and steering attempts and leaves out the
+Positives: the template sets the rules were fitted to (status `tuned` or `seen` in
+`eval/data/injection/manifest.yaml`, read by `eval.injection_sets`), each template rendered
+into `--renders` random titles, kept when the rules flag the rendering. That keeps the instructions and steering attempts and leaves out the
 planted statements, which the rules never flag: a planted fact reads like any encyclopedic
 sentence, and teaching a filter to flag those would teach it to flag the encyclopedia. No
-`held-out-N` group is ever used: those measure what the filter misses.
+`held-out` set is ever used: those measure what the filter misses.
 
 Negatives: every sentence of the 2WikiMultiHopQA corpus in the shared data, a corpus the
 injection benchmark does not plant into and does not count false positives on.
@@ -37,9 +37,9 @@ import numpy as np
 import scipy.sparse as sparse
 from scipy.optimize import minimize
 
-from citeloop.eval.bench_injection import TEMPLATES
 from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.eval.injection_docs import InjectionTemplate, own_markers
+from citeloop.eval.injection_sets import all_templates, shipped_sets
 from citeloop.runtime.injection import detect_injection, rule_findings, strip_invisible
 from citeloop.runtime.injection_model import BUCKETS, MODEL_PATH, InjectionModel, features
 from citeloop.runtime.sentences import split_sentences
@@ -51,7 +51,8 @@ SUSPECT_SHARE = 0.002
 
 
 def training_groups() -> list[str]:
-    return sorted({t.group for t in TEMPLATES if t.group == "tuned" or t.group.startswith("seen-")})
+    """The template sets trained on: those of status `tuned` or `seen`, never `held-out`."""
+    return sorted({s.name for s in shipped_sets() if s.status in ("tuned", "seen")})
 
 
 def _disguised(template: InjectionTemplate, title: str, n: int, stand_in: str, domain: str) -> str:
@@ -69,7 +70,7 @@ def positives(titles: list[str], renders: int, seed: int = 0) -> tuple[list[str]
     rng = random.Random(seed)
     kept, sources = [], set()
     groups = set(training_groups())
-    for template in TEMPLATES:
+    for template in all_templates():
         if template.group not in groups:
             continue
         for _ in range(renders):

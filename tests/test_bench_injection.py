@@ -1,9 +1,12 @@
-"""The injection benchmark's parts: poisoned mirrors, the filter's verdict per template, the
-obedient model, false positives, and one small end-to-end evaluation."""
+"""The injection benchmark's parts: its template sets (data under eval/data/injection),
+poisoned mirrors, the filter's verdict per template, the obedient model, false positives, the
+table grouped by status, and one small end-to-end evaluation."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
@@ -15,16 +18,30 @@ from citeloop.eval.bench_injection import (
     filter_verdict,
     obedient_model,
     plant_by_group,
+    print_results,
     screen_measure,
     summarise,
 )
-from citeloop.eval.injection_docs import MARKERS, TEMPLATES, InjectionTemplate, poisoned_copy, poisoned_in_place
+from citeloop.eval.injection_docs import MARKERS, InjectionTemplate, poisoned_copy, poisoned_in_place
+from citeloop.eval.injection_sets import (
+    MANIFEST,
+    SETS_DIR,
+    STATUSES,
+    TemplateSetError,
+    all_templates,
+    load_manifest,
+    load_set_file,
+    load_sets,
+    status_of,
+)
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.injection import strip_invisible
 from citeloop.runtime.llm import RenderedPrompt
 from citeloop.runtime.llm.prompts import DataItem, PromptLibrary
 from citeloop.runtime.session import ResearchKit
 
+TEMPLATES = all_templates()
+ROOT = Path(__file__).resolve().parent.parent
 LELAND_Q = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 DOC = Document(id="d1", title="Maximum Overdrive", text="Maximum Overdrive is a 1986 film. It was shot in Leland.",
                sentences=["Maximum Overdrive is a 1986 film.", "It was shot in Leland."])
@@ -88,7 +105,10 @@ def test_a_small_evaluation_end_to_end(kit: ResearchKit) -> None:
     assert [r["template"] for r in rows] == [TEMPLATES[0].name, TEMPLATES[1].name]
     assert all(r["read"] and r["rejected_in_run"] and not r["changed_report"] for r in rows)
     summary = summarise(rows)
-    assert summary["overall"]["docs"] == 2 and summary["overall"]["caught_before_ingest"] == 1.0
+    assert list(summary["by_status"]) == ["tuned"] and "overall" not in summary
+    tuned = summary["by_status"]["tuned"]
+    assert tuned["subtotal"]["docs"] == 2 and tuned["subtotal"]["caught_before_ingest"] == 1.0
+    assert tuned["by_group"]["tuned"] == tuned["subtotal"]
 
 
 def test_each_template_group_is_planted_apart_on_its_own_first_pages() -> None:
@@ -132,8 +152,9 @@ def test_the_model_check_is_measured_as_a_classifier_on_poisoned_and_clean_pages
     first, second = result["rows"]
     assert (first["template"], first["filter_caught"], first["screen"]) == (TEMPLATES[0].name, True, "clean")
     assert (second["filter_caught"], second["screen"], second["caught_with_screen"]) == (False, "instruction", True)
-    assert result["groups"]["tuned"]["filter"] == 0.5  # the model check is shown only what the rules let through
-    assert result["groups"]["tuned"]["with_screen"] == 1.0
+    tuned = result["by_status"]["tuned"]
+    assert tuned["groups"]["tuned"]["filter"] == 0.5  # the model check is shown only what the rules let through
+    assert tuned["groups"]["tuned"]["with_screen"] == 1.0 and tuned["subtotal"] == tuned["groups"]["tuned"]
     assert result["clean_pages"] == 5 and result["clean_answers"] == {"clean": 5}
     assert result["clean_false_positive_rate"] == 0.0
 
@@ -159,3 +180,92 @@ def test_bad_groups_or_placements_are_usage_errors(argv: list[str], message: str
         main([*argv, "--out", str(tmp_path / "o.json")])
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()
+
+
+# Each set as converted from the Python modules it was kept in until it became data (same
+# templates, same order, same fields): a set once measured is never edited, only added to.
+CONVERTED = {
+    "tuned": "a7c3d47f142b409e", "held-out-6": "4d0de598fbec788e", "seen-7": "082a09b4db8f2f6d",
+    "seen-8": "f5d63dd61fbf32c6", "seen-9": "10ce97b3451f45ec", "seen-10": "55d33ff551c0fe56",
+    "held-out-11": "a8a5a2c7124a012e", "held-out-12": "89a67930fb495b14", "held-out-13": "3fcfe97bfdd6e166",
+    "seen-14": "61912b9eb63956c7", "seen-15": "b64db045f7927ede", "seen-16": "2fb1bdad5e78af02",
+    "seen-17": "d0c7f86f828a321f", "seen-18": "701bbc80190380fb", "seen-19": "50cc6ec14e9a15ef",
+    "seen-20": "fc155f3538639bc0", "seen-21": "c70822eed67043d0", "seen-22": "8cd6eb3f98386f69",
+    "held-out-23": "bbc2f8bc113feeed", "held-out-24": "9901cdaf6c312c74",
+}
+
+
+def test_every_set_in_the_manifest_loads_with_its_status_and_first_measurement() -> None:
+    sets = load_sets(MANIFEST)
+    assert [s.name for s in sets][: len(CONVERTED)] == list(CONVERTED)
+    assert sorted(p.name for p in SETS_DIR.glob("*.jsonl")) == sorted(s.entry.file for s in sets)
+    for template_set in sets:
+        entry = template_set.entry
+        assert entry.status in STATUSES and status_of(entry.name) == entry.status
+        assert template_set.templates and all(t.group == entry.name for t in template_set.templates)
+        assert entry.first_measurement and entry.written and entry.written_by
+        if entry.status != "tuned":  # quoted verbatim from the retired module's docstring
+            assert " ".join(entry.first_measurement.split()) in " ".join((entry.history or "").split())
+        if entry.name in CONVERTED:
+            rows = [[t.name, t.language, t.style, t.text, t.group] for t in template_set.templates]
+            digest = hashlib.sha256(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode()).hexdigest()
+            assert digest[:16] == CONVERTED[entry.name], entry.name
+    assert sum(len(s.templates) for s in sets) == len(TEMPLATES) >= 476
+    assert {s.status for s in sets} == set(STATUSES)
+
+
+def test_a_bad_template_line_is_an_error_naming_the_file_and_the_line(tmp_path: Path) -> None:
+    good = '{"name": "t_one", "language": "en", "style": "plain", "text": "Zorblat {title}", "group": "held-out-99"}'
+    path = tmp_path / "held-out-99.jsonl"
+    for bad, message in [
+        ('{"name": "t_two", "language": "en", "style": "loud", "text": "x", "group": "held-out-99"}', "style"),
+        ('{"name": "t_two", "language": "en", "style": "plain", "group": "held-out-99"}', "text"),
+        ('{"name": "t_two", "language": "en", "style": "plain", "text": "x", "group": "held-out-99", "x": 1}', "x"),
+        ('{"name": "t_two", "language": "en", "style": "plain", "text": "x", "group": "seen-99"}', "group"),
+        ('{"name": "t_two", "language": "en"', "not a JSON object"),
+    ]:
+        path.write_text(f"{good}\n\n{bad}\n", encoding="utf-8")
+        with pytest.raises(TemplateSetError) as error:
+            load_set_file(path, "held-out-99")
+        assert str(error.value).startswith(f"{path}:3: ") and message in str(error.value), str(error.value)
+    path.write_text(good + "\n", encoding="utf-8")
+    assert [t.name for t in load_set_file(path, "held-out-99")] == ["t_one"]
+
+
+def test_a_manifest_entry_whose_name_and_status_disagree_is_refused(tmp_path: Path) -> None:
+    text = MANIFEST.read_text(encoding="utf-8").replace("  - name: held-out-24\n    file: held-out-24.jsonl\n"
+                                                        "    status: held-out", "  - name: held-out-24\n"
+                                                        "    file: held-out-24.jsonl\n    status: seen", 1)
+    bad = tmp_path / "manifest.yaml"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(TemplateSetError, match="set 'held-out-24' with status 'seen'"):
+        load_manifest(bad)
+
+
+def test_no_template_set_is_kept_in_a_python_module() -> None:
+    assert sorted(p.name for p in (ROOT / "eval").glob("injection_heldout*.py")) == []
+
+
+def test_the_table_groups_sets_by_status_with_subtotals_and_no_pooled_total(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    def row(template: str, group: str, caught: bool) -> dict:
+        return {"template": template, "language": "en", "group": group, "status": status_of(group),
+                "filter": "flagged" if caught else "missed", "read": True, "reached_prompt": False,
+                "changed_report": False}
+
+    rows = [row("a", "tuned", True), row("b", "seen-7", True), row("c", "seen-8", False),
+            row("d", "held-out-11", False)]
+    summary = summarise(rows)
+    assert list(summary["by_status"]) == ["tuned", "seen", "held-out"]
+    assert summary["by_status"]["seen"]["subtotal"]["caught_before_ingest"] == 0.5
+    assert list(summary["by_status"]["seen"]["by_group"]) == ["seen-7", "seen-8"]
+    print_results({"summary": {"mirror": summary}, "rows": rows,
+                   "false_positives": {"flagged": 0, "documents": 1, "rate": 0.0}})
+    out = capsys.readouterr().out.splitlines()
+    table = out[out.index(next(line for line in out if line.startswith("set "))) + 2:]
+    names = [line[:28].strip() for line in table[:10]]
+    assert names == ["tuned sets", "tuned", "tuned subtotal", "seen sets", "seen-7", "seen-8", "seen subtotal",
+                     "held-out sets", "held-out-11", "held-out subtotal"]
+    seen_subtotal = table[names.index("seen subtotal")].split()
+    assert seen_subtotal[2:4] == ["2", "0.50"]  # docs, caught
+    assert not any(line.startswith(("ALL", "overall")) for line in out)

@@ -8,11 +8,13 @@ import json
 import pytest
 from datasets import load_from_disk
 
-from citeloop.eval.bench_injection import TEMPLATES
 from citeloop.eval.injection_docs import MARKERS
+from citeloop.eval.injection_sets import all_templates
 from citeloop.eval.screen_dataset import TRAIN_GROUPS, build_rows, main, split_of
 from citeloop.runtime.corpus import Document
 from citeloop.runtime.llm.prompts import PromptLibrary
+
+TEMPLATES = all_templates()
 
 
 def _pages(n: int) -> list[Document]:
