@@ -36,6 +36,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citeloop.runtime.corpus import Corpus, CorpusError, Document, load_corpus, load_embedded_corpus
+from citeloop.trajectories.errors import ErrorWording, validation_message
+from citeloop.trajectories.jsonl import read_json_lines
 
 Unit = tuple[str, int]
 Level = Literal["sentence", "paragraph", "title"]
@@ -146,43 +148,50 @@ def _read_jsonl(path: Path) -> Iterable[tuple[int, dict]]:
     if not path.is_file():
         raise DatasetError(f"{path}: data file not found")
     with path.open(encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-            if not isinstance(row, dict):
-                raise DatasetError(f"{path}:{lineno}: expected a JSON object")
-            yield lineno, row
+        yield from read_json_lines(handle, str(path), DatasetError)
 
 
 # --------------------------------------------------------------------------- multihop
 
 
-def load_hotpotqa(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
-    corpus = corpus or load_embedded_corpus()
+HOTPOTQA_FILE = "hotpotqa_100.json"
+MUSIQUE_FILE = "musique_100.json"
+
+
+def hotpotqa_questions(path: Path, corpus: Corpus) -> list[EvalQuestion]:
+    """The questions of a HotpotQA file, with sentence-level gold in `corpus` (its `hotpotqa-` documents)."""
     by_title = {d.title: d.id for d in corpus if d.id.startswith("hotpotqa-")}
     questions = []
-    for row in _read_json(Path(data_dir) / "multihop" / "hotpotqa_100.json"):  # type: ignore[union-attr]
+    for row in _read_json(Path(path)):  # type: ignore[union-attr]
         gold = sorted({(by_title[t], i) for t, i in row["supporting_facts"] if t in by_title})
         questions.append(EvalQuestion(id=row["_id"], question=row["question"], answer=row["answer"],
                                       type=row.get("type"), gold=gold))
-    return EvalSet(name="hotpotqa", level="sentence", questions=questions, corpus=corpus)
+    return questions
 
 
-def load_musique(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
-    corpus = corpus or load_embedded_corpus()
+def musique_questions(path: Path, corpus: Corpus) -> list[EvalQuestion]:
+    """The questions of a MuSiQue file, with paragraph-level gold in `corpus` (its `musique-` documents)."""
     # MuSiQue titles repeat across passages, so a passage is its (title, text).
     by_content = {(d.title, d.text.strip()): d.id for d in corpus if d.id.startswith("musique-")}
     questions = []
-    for row in _read_json(Path(data_dir) / "multihop" / "musique_100.json"):  # type: ignore[union-attr]
+    for row in _read_json(Path(path)):  # type: ignore[union-attr]
         keys = [(p["title"], p["paragraph_text"].strip()) for p in row["paragraphs"] if p["is_supporting"]]
         gold = sorted({(by_content[k], -1) for k in keys if k in by_content})
         questions.append(EvalQuestion(id=row["id"], question=row["question"], answer=row["answer"],
                                       aliases=row.get("answer_aliases", []), type=row["id"].split("__")[0],
                                       gold=gold))
+    return questions
+
+
+def load_hotpotqa(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+    corpus = corpus or load_embedded_corpus()
+    questions = hotpotqa_questions(Path(data_dir) / "multihop" / HOTPOTQA_FILE, corpus)
+    return EvalSet(name="hotpotqa", level="sentence", questions=questions, corpus=corpus)
+
+
+def load_musique(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) -> EvalSet:
+    corpus = corpus or load_embedded_corpus()
+    questions = musique_questions(Path(data_dir) / "multihop" / MUSIQUE_FILE, corpus)
     return EvalSet(name="musique", level="paragraph", questions=questions, corpus=corpus)
 
 
@@ -308,6 +317,10 @@ class _UserGold(BaseModel):
     sentence: int | None = Field(None, ge=0)
 
 
+_ROW_WORDING = ErrorWording(whole="row")
+"""`loc: message` per problem; a problem with the whole row says `row: ...`."""
+
+
 class _UserQuestion(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
@@ -333,8 +346,7 @@ def load_user_set(path: str | Path, corpus: Corpus | str | Path | None = None) -
         try:
             q = _UserQuestion.model_validate(row)
         except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'row'}: {e['msg']}" for e in exc.errors())
-            raise DatasetError(f"{where}: {problems}") from None
+            raise DatasetError(f"{where}: {validation_message(exc, _ROW_WORDING)}") from None
         if q.id in seen:
             raise DatasetError(f"{where}: duplicate question id {q.id!r} (first on line {seen[q.id]})")
         seen[q.id] = lineno
@@ -379,5 +391,5 @@ def load_eval_set(name: str, data_dir: Path | None = None, corpus: str | Path | 
 
 __all__ = ["EvalQuestion", "EvalSet", "DatasetError", "DATASETS", "BUILTIN_DATA_DIR", "DEFAULT_DATA_DIR",
            "SHARED_DATA_DIR", "claims_data_dir", "load_eval_set", "load_hotpotqa", "load_musique",
-           "load_2wiki", "load_2wiki_corpus", "load_scifact", "load_scifact_corpus", "load_wice", "load_user_set",
-           "wiki2_type", "SCIFACT_NEI", "CorpusError"]
+           "hotpotqa_questions", "musique_questions", "load_2wiki", "load_2wiki_corpus", "load_scifact",
+           "load_scifact_corpus", "load_wice", "load_user_set", "wiki2_type", "SCIFACT_NEI", "CorpusError"]

@@ -5,14 +5,13 @@ filters/gold.py, so the training layer can score branch outcomes by gold recall;
 re-exported here for eval's callers. `sp_metrics` is HotpotQA's official supporting-fact
 score.
 
-`load_hotpotqa` / `load_musique` / `GoldQuestion` are the older loaders used by
-`eval.bench_runtime`; `eval.datasets` holds the loaders of the evaluation harness. Their
-files ship with citeloop in eval/data/multihop (`citeloop.eval.datasets.BUILTIN_DATA_DIR`).
+`load_hotpotqa` / `load_musique` give the benchmarks' `GoldQuestion` view (frozen gold sets) of
+the questions `eval.datasets` reads, so each file is parsed in one place. Their files ship with
+citeloop in eval/data/multihop (`citeloop.eval.datasets.BUILTIN_DATA_DIR`).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,14 @@ from citeloop.filters.gold import (  # noqa: F401  (re-exported: eval's gold met
     search_hit_docs,
     unit_hits,
 )
-from citeloop.eval.datasets import BUILTIN_DATA_DIR
+from citeloop.eval.datasets import (
+    BUILTIN_DATA_DIR,
+    HOTPOTQA_FILE,
+    MUSIQUE_FILE,
+    EvalQuestion,
+    hotpotqa_questions,
+    musique_questions,
+)
 from citeloop.runtime.corpus import Corpus
 
 
@@ -41,35 +47,27 @@ class GoldQuestion:
     level: str
     """`sentence` or `paragraph`."""
 
+    @classmethod
+    def of(cls, question: EvalQuestion, level: str) -> GoldQuestion:
+        return cls(question.id, question.question, question.answer or "", frozenset(question.gold), level)
+
 
 def load_hotpotqa(path: Path, corpus: Corpus) -> list[GoldQuestion]:
-    by_title = {d.title: d.id for d in corpus if d.id.startswith("hotpotqa-")}
-    out = []
-    for row in json.loads(Path(path).read_text(encoding="utf-8")):
-        gold = frozenset((by_title[t], i) for t, i in row["supporting_facts"] if t in by_title)
-        out.append(GoldQuestion(row["_id"], row["question"], row["answer"], gold, "sentence"))
-    return out
+    """The questions of a HotpotQA file (`eval.datasets.hotpotqa_questions`) as `GoldQuestion`s."""
+    return [GoldQuestion.of(q, "sentence") for q in hotpotqa_questions(path, corpus)]
 
 
 def load_musique(path: Path, corpus: Corpus) -> list[GoldQuestion]:
-    by_content = {(d.title, d.text.strip()): d.id for d in corpus if d.id.startswith("musique-")}
-    out = []
-    for row in json.loads(Path(path).read_text(encoding="utf-8")):
-        gold = frozenset(
-            (by_content[(p["title"], p["paragraph_text"].strip())], -1)
-            for p in row["paragraphs"]
-            if p["is_supporting"] and (p["title"], p["paragraph_text"].strip()) in by_content
-        )
-        out.append(GoldQuestion(row["id"], row["question"], row["answer"], gold, "paragraph"))
-    return out
+    """The questions of a MuSiQue file (`eval.datasets.musique_questions`) as `GoldQuestion`s."""
+    return [GoldQuestion.of(q, "paragraph") for q in musique_questions(path, corpus)]
 
 
 def shared_multihop(data: Path | None, corpus: Corpus) -> list[GoldQuestion]:
     """The benchmarks' 200 shared questions: HotpotQA-100, then MuSiQue-100. `data` holds
     `multihop/`; None means the copy shipped in eval/data (`BUILTIN_DATA_DIR`)."""
     data = Path(data) if data is not None else BUILTIN_DATA_DIR
-    return [*load_hotpotqa(data / "multihop" / "hotpotqa_100.json", corpus),
-            *load_musique(data / "multihop" / "musique_100.json", corpus)]
+    return [*load_hotpotqa(data / "multihop" / HOTPOTQA_FILE, corpus),
+            *load_musique(data / "multihop" / MUSIQUE_FILE, corpus)]
 
 
 def sp_metrics(prediction: set[tuple[str, int]], gold: set[tuple[str, int]]) -> dict[str, float]:

@@ -14,7 +14,7 @@ import hashlib
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -22,6 +22,7 @@ from citeloop.filters.diagnosis import CODES
 from citeloop.filters.errors import FilterConfigError
 from citeloop.filters.metrics import NUMERIC_FIELDS, RunScore, ScoreConfig
 from citeloop.filters.recovery import FAILURE_KINDS
+from citeloop.trajectories.errors import ErrorWording, validation_message
 from citeloop.trajectories.header import content_digest
 from citeloop.trajectories.models import Verdict
 from citeloop.runtime.registry import read_yaml_mapping
@@ -110,17 +111,10 @@ def load_filter_config(path: str | Path) -> FilterConfig:
     try:
         return FilterConfig.model_validate(data)
     except ValidationError as exc:
-        raise FilterConfigError(f"{path}: " + "; ".join(_describe(e) for e in exc.errors())) from exc
+        raise FilterConfigError(f"{path}: {validation_message(exc, _WORDING)}") from exc
 
 
-def _describe(err: Any) -> str:
-    loc = ".".join(str(p) for p in err["loc"])
-    if err["type"] == "extra_forbidden":
-        section, _, key = loc.rpartition(".")
-        return f"unknown key '{key}' {f'in section {section!r}' if section else 'at top level'}"
-    cause = err.get("ctx", {}).get("error")
-    msg = str(cause) if err["type"] == "value_error" and cause is not None else err["msg"]
-    return f"{loc}: {msg}" if loc else msg
+_WORDING = ErrorWording(unknown="unknown key '{key}'{place}", top_level="at top level")
 
 
 # --------------------------------------------------------------------------- gates

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citeloop.trajectories.events import BaseEvent
+from citeloop.trajectories.jsonl import read_json_lines
 
 Unit = tuple[str, int]
 """(doc id, sentence index); sentence index -1 means the whole document (paragraph level)."""
@@ -153,14 +154,10 @@ class GoldSet:
         if not path.is_file():
             raise GoldFileError(f"gold file {path} does not exist (write one with `citeloop gold`)")
         entries: dict[str, GoldEntry] = {}
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
+        rows = read_json_lines(path.read_text(encoding="utf-8").splitlines(), str(path), GoldFileError,
+                               invalid="not JSON ({msg})", not_object=None)
+        for n, row in rows:
             where = f"{path}:{n}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise GoldFileError(f"{where}: not JSON ({exc.msg})") from exc
             if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
                 raise GoldFileError(f"{where}: needs a non-empty string 'question'")
             level = row.get("level", "sentence")

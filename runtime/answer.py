@@ -29,10 +29,10 @@ from importlib import resources
 
 import yaml
 
-from citeloop.runtime.bridging import CALENDAR_WORDS, proximity, relation_terms
+from citeloop.runtime.bridging import CALENDAR_WORDS, proximity, relation_cue_terms, relation_terms
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.relations import EITHER_OR, RELATION_CUES
+from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import Answer, AnswerKind, EvidenceCard, Plan, Report, ReportClaim
 
@@ -77,17 +77,14 @@ def _has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
 
 
 def question_options(question: str) -> list[str]:
-    """The options a question names at its end: "..., A or B?" -> [A, B]."""
-    match = EITHER_OR.search(question.strip().rstrip("?").strip() + "?")
-    if match is None:
-        return []
-    return [" ".join(match.group(g).split()).strip(" ,") for g in ("a", "b")]
+    """The options a question names: "..., A or B?" or "Was A or B born first?" -> [A, B]."""
+    return either_or_options(question)
 
 
 def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
     c = cues()
     words = tokenize(question)
-    if question_options(question) and (not words or words[0] not in c.yes_no_openers):
+    if EITHER_OR.search(question.strip().rstrip("?").strip() + "?") and (not words or words[0] not in c.yes_no_openers):
         return "choice"
     compares = bool(set(words) & (c.lowest_wins | c.highest_wins)) and "or" in words
     if plan is not None and plan.question_type == "comparison" and compares and len(option_hops(plan)) >= 2:
@@ -186,6 +183,9 @@ class ReportEvidence:
                     claims.setdefault(claim_subq[claim.claim_id], []).append(claim)
         return cls(claims, {c.card_id: c for c in report.evidence})
 
+    def titles(self) -> set[str]:
+        return {card.title.split(" (")[0] for card in self.cards.values()}
+
     def sentences(self, sid: str) -> list[tuple[ReportClaim, EvidenceCard]]:
         return [(c, self.cards[cid]) for c in self.claims.get(sid, []) for cid in c.citations if cid in self.cards]
 
@@ -196,11 +196,7 @@ def hop_relation(plan: Plan, sid: str) -> set[str]:
     sq = next(s for s in plan.sub_questions if s.id == sid)
     entity_terms = {t for e in plan.entities for t in content_terms(e)}
     terms = {t for t in content_terms(SLOT.sub(" ", sq.search_query)) if t not in entity_terms}
-    for cue_words in RELATION_CUES.values():
-        cue_terms = set(content_terms(" ".join(cue_words)))
-        if terms & cue_terms:
-            terms |= cue_terms
-    return terms or relation_terms(plan)
+    return relation_cue_terms(terms) or relation_terms(plan)
 
 
 def _subject_names(plan: Plan, sid: str, resolved: dict[str, str]) -> list[str]:
@@ -218,7 +214,7 @@ def _is_subject(name: str, card: EvidenceCard, subjects: list[str], question_tok
     return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
 
 
-PLACE_WORDS = r"(?:in|at|near|from)"
+PLACE_WORDS = r"(?:in|at|near|from|to)"
 
 
 def _is_modifier(sentence: str, name: str) -> bool:
@@ -233,15 +229,19 @@ def _after_place_word(sentence: str, name: str) -> bool:
 
 
 def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str) -> bool:
-    """Could this sentence state an answer of this kind? (Used to choose the answer hop's claims.)"""
+    """Could this sentence state an answer of this kind? (Used to choose the answer hop's claims.)
+
+    Apart from dates, it must use a word of the hop's relation, not only hold a value of the
+    right shape: "17 years" in a sentence about something else is no answer to "which is
+    larger" (and such a sentence is a favourite shape of a planted statement)."""
     if kind == "date":
-        return bool(date_mentions(quote))
+        return bool(date_mentions(quote))  # a life's dates stand in brackets, with no word of the relation
+    if not relation & set(content_terms(quote)):
+        return False
     if kind == "number":
         return bool(number_mentions(quote))
     if kind == "entity" and _has_phrase(question, cues().place_cues):
         return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
-    if kind == "entity":
-        return bool(relation & set(content_terms(quote)))
     return True
 
 
@@ -253,9 +253,25 @@ class Found:
     card: EvidenceCard
 
 
+_PRONOUN_AFTER = re.compile(r"\.\s+(?:He|She|It|They|His|Her|Its|Their|The|This|In)\b.*$")
+
+
+def _names_in(quote: str, titles: set[str]) -> list[str]:
+    """Name spans of a sentence, cut where a new sentence starts ("Artatama I. He ..."), and
+    grown to the title of a page read in the run that the sentence names ("Gerard III" ->
+    "Gerard III, Count of Guelders")."""
+    named_titles = [t for t in titles if len(t) > 3 and t in quote]
+    names = []
+    for span in entity_spans(quote):
+        span = _PRONOUN_AFTER.sub("", span).strip()
+        longer = [t for t in named_titles if span in t and span != t]
+        names.append(max(longer, key=len) if longer else span)
+    return list(dict.fromkeys([*names, *(t for t in named_titles if t not in names)]))
+
+
 def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]], relation: set[str],
-              subjects: list[str], question: str) -> list[Found]:
-    """Candidate answers in the cited sentences, best first."""
+              subjects: list[str], question: str, titles: set[str] = frozenset()) -> list[Found]:
+    """Candidate answers in the cited sentences, best first. `titles`: pages read in the run."""
     question_tokens = set(tokenize(question))
     death = bool(DEATH_WORDS & question_tokens)
     found: dict[str, Found] = {}
@@ -276,7 +292,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     candidates.append((n.text, _nearness(quote, n.start, relation)))
         else:
             place, origin = _has_phrase(question, cues().place_cues), _has_phrase(question, cues().origin_cues)
-            for name in entity_spans(quote):
+            for name in _names_in(quote, titles):
                 if _is_subject(name, card, subjects, question_tokens):
                     continue
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1)
@@ -285,7 +301,9 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     # the question asks where someone is from.
                     score += 0.5 if origin else -0.6
                 if place and not origin:
-                    score += 0.6 if _after_place_word(quote, name) else -0.3
+                    if not _after_place_word(quote, name):
+                        continue  # "Where ...?" is answered by a name that follows in, at, near or from
+                    score += 0.6
                 candidates.append((name, score))
         for text, score in candidates:
             total = score + 0.2 * card.grade.relevance - 0.05 * rank
@@ -368,7 +386,8 @@ def _single(plan: Plan, kind: AnswerKind, sid: str, evidence: ReportEvidence, st
     sentences = evidence.sentences(sid)
     if kind == "yes_no":
         return _yes_no_single(plan, sid, sentences, statuses, confidence)
-    found = best_span(kind, sentences, hop_relation(plan, sid), _subject_names(plan, sid, resolved), plan.question)
+    found = best_span(kind, sentences, hop_relation(plan, sid), _subject_names(plan, sid, resolved), plan.question,
+                      evidence.titles())
     if not found:
         return _missing(kind, [sid], statuses, f"no {kind} in the cited sentences of {sid}")
     best = found[0]

@@ -17,18 +17,14 @@ from typing import Any
 from citeloop.runtime.engine import HARD_LIMIT
 from citeloop.runtime.policies import resolve_policies
 from citeloop.runtime.policies.scripted import ScriptDivergence
-from citeloop.runtime.replay import (
-    LiveCorpus,
+from citeloop.runtime.rebuild import (
     ReplayError,
-    ReplayRun,
     build_components,
     config_from_spec,
-    execute,
     policy_spec_of,
-    recorded_tools,
     scripted_policies,
-    write_run,
 )
+from citeloop.runtime.replay_runs import LiveCorpus, ReplayRun, execute, recorded_tools, write_run
 from citeloop.runtime.session import ResearchKit, package_versions, run_id_for
 from citeloop.trajectories.diff import diff_runs
 from citeloop.trajectories.events import DECISION_TYPES, BaseEvent

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from citeloop.runtime.relations import RELATION_CUES, relation_path
+from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import EvidenceCard, Plan
 
@@ -25,11 +25,17 @@ CALENDAR_WORDS = frozenset(
 
 def names_title(title: str, names: set[str]) -> bool:
     """Does this document title name one of `names` (lowercase)? Ignores a "(disambiguation)"
-    suffix and a leading article, so "The Pulse of Life" names "pulse of life"."""
+    suffix, a leading article and one leading word of address, so "The Pulse of Life" names
+    "pulse of life" and "Victor Emmanuel III of Italy" names "king victor emmanuel iii of italy"."""
     title = title.lower()
     short = title.split(" (")[0]
     bare = {n.removeprefix("the ") for n in names}
-    return title in names or short in names or short.removeprefix("the ") in bare or title in bare
+    if title in names or short in names or short.removeprefix("the ") in bare or title in bare:
+        return True
+    # "King Victor Emmanuel III of Italy" is named by the title "Victor Emmanuel III of Italy":
+    # a title of several words that ends the name, after a word of address.
+    return len(short.split()) >= 2 and any(n.endswith(" " + short) and len(n.split()) == len(short.split()) + 1
+                                           for n in names)
 
 
 def proximity(quote: str, name: str, question_terms: set[str]) -> float:
@@ -60,6 +66,17 @@ def focus_terms(query: str, entities: list[str], text: str) -> list[str]:
     return content_terms(query)
 
 
+def relation_cue_terms(terms: set[str]) -> set[str]:
+    """`terms` with the words articles use for the same relations and attributes ("director"
+    -> "directed"; "death" -> "died")."""
+    out = set(terms)
+    for words in [*RELATION_CUES.values(), *([k, *v] for k, v in ATTRIBUTE_CUES.items())]:
+        cue_terms = set(content_terms(" ".join(words)))
+        if terms & cue_terms:
+            out |= cue_terms
+    return out
+
+
 def relation_terms(plan: Plan) -> set[str]:
     """Words that express the question's relations: the ones a bridge name stands next to."""
     question_terms = content_terms(plan.question)
@@ -73,18 +90,38 @@ def relation_terms(plan: Plan) -> set[str]:
     return terms
 
 
-def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str]) -> list[str]:
+# "the son of A and B": by the convention of biographies the father is named first.
+_PARENTS = re.compile(r"\b(?:son|daughter|child|children|sons|daughters)\s+of\s+(?P<first>.+?)\s+and\s+(?:his\s+wife\s+|"
+                      r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
+
+
+def parent_bonus(quote: str, name: str, parent: str | None) -> float:
+    """0.5 when `name` is the parent the hop asks for in "the child of FATHER and MOTHER"."""
+    if parent not in ("father", "mother"):
+        return 0.0
+    match = _PARENTS.search(quote)
+    if match is None:
+        return 0.0
+    slot = match.group("first" if parent == "father" else "second")
+    return 0.5 if name in slot else 0.0
+
+
+def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
+                           hop_query: str = "") -> list[str]:
     """Names the cards mention that the question does not, best next-hop subject first.
 
     A candidate scores the relevance of the best card naming it, plus bonuses when that
     card comes from an anchor article (titled with an entity the question names), for
     names inside a quote (not just a document title), for multi-word names, for names that
-    are titles the searches returned, and for standing next to a relation word.
+    are titles the searches returned, for standing next to a relation word, and (when the hop
+    asks for a mother or father, `hop_query`) for the parent's place in "the son of A and B".
     """
     question_tokens = set(tokenize(plan.question))
     question_names = {e.lower() for e in plan.entities}
     relations = relation_terms(plan)
     titles = {t.split(" (")[0]: t for t in sorted(seen_titles)}
+    asked = set(tokenize(hop_query))
+    parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     best: dict[str, float] = {}
     order: list[str] = []
     for card in sorted(cards, key=lambda c: -c.grade.relevance):
@@ -103,6 +140,7 @@ def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_title
             score += 0.3 if len(tokens) > 1 else 0.0
             score += 0.4 if name in titles or name in seen_titles else 0.0
             score += 0.3 * proximity(card.quote, name, relations)
+            score += parent_bonus(card.quote, name, parent)
             if name not in best:
                 order.append(name)
             best[name] = max(best.get(name, 0.0), score)

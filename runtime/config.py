@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from citeloop.runtime.registry import read_yaml_mapping
 from citeloop.runtime.tools import RetryPolicy
 from citeloop.runtime.verifier import VerifierConfig
+from citeloop.trajectories.errors import ErrorWording, validation_message
 from citeloop.trajectories.header import content_digest
 
 
@@ -66,6 +67,10 @@ class ReadSettings(Section):
     min_card_relevance: float = Field(0.25, ge=0, le=1)
     context_sentences: int = Field(1, ge=0)
     """Neighbouring sentences kept on each side of a quote."""
+    answer_sentence_bonus: float = Field(0.25, ge=0, le=1)
+    """Added to the relevance of a sentence read for the answer hop that can state the answer
+    (a date, a number, a place after in/at/near/from/to, or a name next to the relation's
+    words), so it becomes a card beside the sentences that only name the subject."""
 
 
 class LedgerSettings(Section):
@@ -125,7 +130,7 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
     try:
         return ResearchConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{where}: " + "; ".join(_describe_all(exc.errors()))) from exc
+        raise ConfigError(f"{where}: {validation_message(exc, _WORDING)}") from exc
 
 
 def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -136,31 +141,6 @@ def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
-def _describe_all(errors: list[Any]) -> list[str]:
-    """One phrase per section of unknown keys (with the valid ones), then one per other error."""
-    unknown: dict[str, list[str]] = {}
-    for err in errors:
-        if err["type"] == "extra_forbidden":
-            section, _, key = ".".join(str(p) for p in err["loc"]).rpartition(".")
-            unknown.setdefault(section, []).append(f"'{key}'")
-    phrases = []
-    for section, keys in unknown.items():
-        place = f"in section '{section}'" if section else "at top level"
-        phrases.append(f"unknown config key{'s' if len(keys) > 1 else ''} {', '.join(keys)} {place} "
-                       f"(valid: {', '.join(_valid_keys(section))})")
-    return phrases + [_describe(err) for err in errors if err["type"] != "extra_forbidden"]
-
-
-def _describe(err: Any) -> str:
-    loc = ".".join(str(p) for p in err["loc"])
-    if err["type"] == "extra_forbidden":
-        section, _, key = loc.rpartition(".")
-        valid = _valid_keys(section)
-        place = f"in section '{section}'" if section else "at top level"
-        return f"unknown config key '{key}' {place} (valid: {', '.join(valid)})"
-    return f"{loc}: {err['msg']}"
-
-
 def _valid_keys(section: str) -> list[str]:
     model: Any = ResearchConfig
     for part in filter(None, section.split(".")):
@@ -169,3 +149,8 @@ def _valid_keys(section: str) -> list[str]:
             return []
         model = field.annotation
     return sorted(model.model_fields)
+
+
+_WORDING = ErrorWording(other="{loc}: {msg}", unknown="unknown config key{s} {keys}{place}{valid}",
+                        group_unknown=True, top_level="at top level", valid_keys=_valid_keys)
+"""One phrase per section of unknown keys (with the valid ones), then one per other error."""

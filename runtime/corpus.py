@@ -16,12 +16,13 @@ import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from citeloop.runtime.sentences import split_sentences
+from citeloop.trajectories.errors import ErrorWording, validation_message
 from citeloop.trajectories.header import content_digest
+from citeloop.trajectories.jsonl import read_json_lines
 
 EMBEDDED_SOURCE = "embedded"
 EMBEDDED_RESOURCE = "data/corpus/multihop.jsonl"
@@ -127,37 +128,22 @@ class Corpus:
 # --------------------------------------------------------------------------- loading
 
 
-def _describe(error: dict[str, Any]) -> str:
-    field = ".".join(str(p) for p in error["loc"]) or "document"
-    kind = error["type"]
-    if kind == "missing":
-        return f"missing field {field!r}"
-    if kind == "extra_forbidden":
-        return f"unknown field {field!r}"
-    if kind == "value_error":
-        return f"field {field!r}: {error['msg'].removeprefix('Value error, ')}"
-    return f"wrong type for field {field!r}: {error['msg']}"
+_WORDING = ErrorWording(other="wrong type for field '{loc}': {msg}", unknown="unknown field '{loc}'",
+                        missing="missing field '{loc}'", value="field '{loc}': {msg}", whole="document")
 
 
 def parse_documents(lines: Iterable[str], source: str) -> list[Document]:
     """Parse JSONL lines into documents; blank lines are skipped."""
     documents: list[Document] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    rows = read_json_lines(lines, source, CorpusError, invalid="invalid JSON ({msg} at column {col})",
+                           not_object="expected a JSON object, got {type}")
+    for lineno, raw in rows:
         where = f"{source}:{lineno}"
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})") from None
-        if not isinstance(raw, dict):
-            raise CorpusError(f"{where}: expected a JSON object, got {type(raw).__name__}")
         try:
             doc = Document.model_validate(raw)
         except ValidationError as exc:
-            problems = "; ".join(_describe(e) for e in exc.errors())
-            raise CorpusError(f"{where}: {problems}") from None
+            raise CorpusError(f"{where}: {validation_message(exc, _WORDING)}") from None
         if doc.id in seen:
             raise CorpusError(
                 f"{where}: duplicate document id {doc.id!r} (first seen on line {seen[doc.id]})"

@@ -121,7 +121,8 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             for sq in plan.sub_questions
         }
         self.resolved: dict[str, str] = {}
-        self._answer_tests: dict = {}
+        # Sentences that could state the answer, per answer hop (`citeloop.runtime.answer`).
+        self._answer_tests = answer_sentence_tests(plan)
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
@@ -155,7 +156,6 @@ class ResearchEngine(EvidenceIntake, HopResolution):
                 self._set_status(state, "exhausted", "the run stopped before this sub-question found evidence")
 
         plan = self.plan  # now including any expansion sub-questions
-        self._answer_tests = answer_sentence_tests(plan)
         claims = self.claim_stage(plan, self.ledger, self.verifier, rec, self._claim_cards)
         kept_ids = {c.claim.claim_id for c in claims}
         dropped = [e.claim_id for e in rec.events if e.type == "drop"]
@@ -308,10 +308,13 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             ("gap_followup", f"{self.plan.question} {' '.join(self._uncovered())}"),
         ]
         seen: set[str] = set()
+        issued = {q.lower() for s in self.states.values() for q in s.queries}
         out = []
         for angle, query in raw:
             query = " ".join(query.split())
-            if query and query.lower() not in seen:
+            # No identical query twice in a run: another sub-question's search already
+            # returned what it would return (its hits stay known as leads).
+            if query and query.lower() not in seen and query.lower() not in issued:
                 seen.add(query.lower())
                 out.append(AngleCandidate(angle=angle, query=query))
         return out
@@ -352,6 +355,9 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             if state.status == "satisfied":
                 return
         candidates = self._angle_candidates(state)
+        if not candidates:
+            self._set_status(state, "exhausted", "every query it could issue was already issued in this run")
+            return
         angle_state = AngleState(round=round_no, base_query=state.query or "", tried_queries=list(state.queries),
                                  deficit=self._deficit(sid), dependent=bool(state.sq.depends_on))
         self._brief(self.policies.angle, sid)

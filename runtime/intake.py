@@ -13,7 +13,7 @@ import time
 from citeloop.runtime.bridging import focus_terms, names_title
 from citeloop.runtime.injection import findings_by_line, strip_invisible
 from citeloop.runtime.subq_state import SubQuestionState
-from citeloop.runtime.text import content_terms, term_overlap
+from citeloop.runtime.text import content_terms, fold_accents, term_overlap
 from citeloop.runtime.tools import read_with_retry
 from citeloop.trajectories.events import (
     CardCreated,
@@ -86,6 +86,12 @@ class EvidenceIntake:
         doc_text = " ".join([doc.title, *(s.text for s in doc.sentences)])
         key = focus_terms(f"{query} {' '.join(state.entities)}", state.entities, doc_text)
         title_terms = content_terms(doc.title)
+        answer_test = self._answer_tests.get(sid)
+        # The bonus goes to pages about the entity the previous hop resolved to: a runner-up's
+        # page must not win the bridge on a sentence that merely has the answer's shape.
+        bridges = [fold_accents(self.resolved[d]).lower() for d in state.sq.depends_on if self.resolved.get(d)]
+        if bridges and not any(b in fold_accents(doc_text).lower() for b in bridges):
+            answer_test = None
         candidates: list[KeepCandidate] = []
         injected: set[str] = set()
         cleaned = [strip_invisible(s.text) for s in doc.sentences]
@@ -104,6 +110,8 @@ class EvidenceIntake:
                 continue
             terms = content_terms(clean)
             rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
+            if answer_test is not None and rel > 0 and answer_test(clean):
+                rel = min(1.0, rel + self.config.read.answer_sentence_bonus)
             candidates.append(KeepCandidate(sid=s.sid, text=clean, relevance=round(rel, 4)))
         if self.screen is not None and candidates:
             why = self.screen.flagged(doc.doc_id, doc.url or doc.doc_id, doc.published,

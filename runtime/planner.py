@@ -15,7 +15,7 @@ import re
 from typing import Protocol
 
 from citeloop.runtime.config import PlannerSettings
-from citeloop.runtime.relations import RelationPath, relation_path
+from citeloop.runtime.relations import RelationPath, either_or_options, relation_path
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
@@ -159,7 +159,8 @@ class RulePlanner:
         )
 
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
-        compared = named[:4]
+        # Named options ("..., Love & War (Barlowgirl Album) or X?") are compared whole.
+        compared = either_or_options(question) or named[:4]
         entity_terms = {t for e in compared for t in tokenize(e)}
         attribute = " ".join(t for t in _words(body).split() if t not in entity_terms)
         axes = [Axis(id=f"a{i + 1}", title=f"{name}") for i, name in enumerate(compared)]

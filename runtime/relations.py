@@ -32,6 +32,19 @@ RELATION_CUES: dict[str, tuple[str, ...]] = {
     "creator": ("creator", "created"),
     "founder": ("founder", "founded"),
 }
+# attribute word in a question -> the words a biography states it with ("place of death" ->
+# "he died in ..."): words a hop's answer stands next to (citeloop.runtime.answer.hop_relation).
+ATTRIBUTE_CUES: dict[str, tuple[str, ...]] = {
+    "death": ("died",),
+    "died": ("death",),
+    "die": ("died", "death"),
+    "birth": ("born",),
+    "born": ("birth",),
+    "burial": ("buried",),
+    "buried": ("burial",),
+    "founded": ("established",),
+    "released": ("release",),
+}
 KINSHIP: dict[str, list[str]] = {
     "maternal grandfather": ["mother", "father"],
     "paternal grandfather": ["father", "father"],
@@ -54,6 +67,9 @@ OF_PATTERN = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?:" + WORK_KINDS + 
 NESTED_OF = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?=the\s)")
 POSSESSIVE_PATTERN = re.compile(_NAME + r"['’]s\s+" + _RELATION + r"\b")
 EITHER_OR = re.compile(r",\s*" + _NAME.replace("name", "a") + r"\s+or\s+" + _NAME.replace("name", "b") + r"\s*\??$")
+# "Was A or B born first?": the options stand between the opening verb and the first lower-case word.
+OPENING_OR = re.compile(r"^(?i:was|were|is|are|did|does|do|has|have|had)\s+(?P<a>[A-Z0-9][^?]*?)\s+or\s+"
+                        r"(?P<b>[A-Z0-9][^?]*?)\s+(?=[a-z])")
 _TRAILING_CONNECTORS = {"of", "the", "de", "du", "von", "van", "la", "le", "del", "der", "di", "and", "&"}
 
 
@@ -76,6 +92,18 @@ def _clean(name: str) -> str:
     while words and words[0].lower() in {"of", "and"}:
         words.pop(0)
     return " ".join(words).strip(" ,")
+
+
+def either_or_options(question: str) -> list[str]:
+    """The two options a question names: "..., A or B?" or "Was A or B born first?"."""
+    body = question.strip().rstrip("?").strip()
+    for pattern, text in ((EITHER_OR, body + "?"), (OPENING_OR, body)):
+        match = pattern.search(text)
+        if match is not None:
+            options = [_clean(" ".join(match.group(g).split())) for g in ("a", "b")]
+            if all(o and (o[0].isupper() or o[0].isdigit()) for o in options):
+                return options
+    return []
 
 
 def relation_path(question: str) -> RelationPath | None:

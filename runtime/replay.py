@@ -1,222 +1,49 @@
-"""Replay: re-execute a recorded run from its header, exactly or with one part swapped.
+"""The exact replay check: re-execute a recorded run and say whether it reproduces its file.
 
-A run header names every component (config, planner, policy spec, verifier, seed,
-question); `build_components` rebuilds them. The run's own events are its tool cache
-(`runtime.recorded_tools`), so `check_run` needs no corpus: it re-runs the engine on the
-recorded responses and compares the deterministic lines (all but `run_meta`) with the
-file, naming the first event that differs and why. Swaps (`runtime.swap`), branches
-(`runtime.branch`) and resume (`runtime.resume`) build on the same pieces.
+The run's own events are its tool cache (`runtime.recorded_tools`), so `check_run` needs no
+corpus: it rebuilds the components from the header (`runtime.rebuild`), re-runs the engine
+on the recorded responses and compares the deterministic lines (all but `run_meta`) with the
+file, naming the first event that differs and why (`Divergence`), plus what the header says
+the current code would not reproduce. This module owns that check and its report
+(`ReplayCheck`). Swaps and branches write re-executed runs (`runtime.replay_runs`).
+
+`ReplayError`, `policy_spec_of`, `build_components`, `ReplayRun` and the other rebuilding and
+re-execution names are re-exported here, where callers have always imported them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from citeloop.runtime.config import ResearchConfig
-from citeloop.runtime.engine import HARD_LIMIT, ResearchEngine
-from citeloop.runtime.llm.parts import MODEL_PART_VERSIONS, LLMPartsError, RunParts, parts_from_header
-from citeloop.runtime.planner import Planner, PlanValidationError, QuestionError, resolve_planner
-from citeloop.runtime.policies import PolicySet, resolve_policies
-from citeloop.runtime.policies.scripted import ScriptDivergence, ScriptedAngle, ScriptedRead, ScriptedStop
-from citeloop.runtime.recorded_tools import NOT_RECORDED, LazyTool, RecordedReadTool, RecordedSearchTool, ToolRecord
+from citeloop.runtime.engine import ResearchEngine
+from citeloop.runtime.llm.parts import MODEL_PART_VERSIONS
+from citeloop.runtime.planner import PlanValidationError, QuestionError, resolve_planner
+from citeloop.runtime.policies.scripted import ScriptDivergence
+from citeloop.runtime.rebuild import (
+    Components,
+    ReplayError,
+    branch_policies,
+    build_components,
+    config_from_spec,
+    corpus_cutoff,
+    make_verifier,
+    model_parts,
+    no_sleep,
+    policy_spec_of,
+    scripted_policies,
+)
+from citeloop.runtime.recorded_tools import NOT_RECORDED
 from citeloop.runtime.recorder import Recorder
-from citeloop.runtime.session import ResearchKit, package_versions
+from citeloop.runtime.replay_runs import LiveCorpus, ReplayRun, execute, recorded_tools, write_run
+from citeloop.runtime.session import package_versions
 from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool
-from citeloop.runtime.verifier import Verifier, resolve_verifier
-from citeloop.trajectories.diff import RunDiff
 from citeloop.trajectories.events import DECISION_TYPES, NONDETERMINISTIC_TYPES, BaseEvent, event_to_dict
-from citeloop.trajectories.header import RunHeader, RunSpec
-from citeloop.trajectories.runfile import FileSink, MemorySink, RunFile
-
-
-class ReplayError(ValueError):
-    """A replay request that cannot be carried out; the message says what to change."""
-
-
-def _no_sleep(_: float) -> None:
-    """Recorded transient failures need no real backoff to be replayed."""
-
-
-# --------------------------------------------------------------------------- components
-
-
-@dataclass
-class Components:
-    config: ResearchConfig
-    planner: Planner
-    policies: PolicySet
-    verifier: Verifier
-    cutoff: str | None
-    claim_stage: Any = None
-    """The model-backed claim stage (writer, critic), or None for the rule-based one."""
-    screen: Any = None
-    """The injection filter's model check, or None for rules only."""
-
-
-def policy_spec_of(header: RunHeader) -> str:
-    ref = header.spec.policies.get("spec")
-    if ref is None:
-        raise ReplayError(f"{header.run_id}: header names no policy spec (spec.policies.spec)")
-    return ref.name
-
-
-def config_from_spec(spec: RunSpec) -> ResearchConfig:
-    try:
-        return ResearchConfig.model_validate(spec.config)
-    except ValidationError as exc:
-        raise ReplayError(f"the header's config no longer loads: {exc.errors()[0]['msg']} "
-                          f"at {'.'.join(map(str, exc.errors()[0]['loc']))}") from exc
-
-
-def corpus_cutoff(header: RunHeader, events: Sequence[BaseEvent]) -> str | None:
-    """The header's cut-off; a v1 header lacks it, and then the report recorded it."""
-    if header.spec.corpus_cutoff is not None:
-        return header.spec.corpus_cutoff
-    report = next((e for e in events if e.type == "report"), None)
-    return report.report.corpus_cutoff if report is not None else None  # type: ignore[attr-defined]
-
-
-def make_verifier(name: str, config: ResearchConfig) -> Verifier:
-    try:
-        return resolve_verifier(name, config.verifier)
-    except ValueError as exc:
-        raise ReplayError(str(exc)) from exc
-
-
-def scripted_policies(events: Sequence[BaseEvent], until_seq: int, then: PolicySet,
-                      forced: tuple[str, Any] | None = None) -> PolicySet:
-    """Policies that play back the recorded decisions before `until_seq` (with their recorded
-    policy refs and reasons), force `forced = (decision type, value)` next, then hand over to
-    `then`. Hard-limit stops are left out: the engine made them without asking a policy."""
-    lists: dict[str, tuple[list[Any], list[Any], list[str]]] = {t: ([], [], []) for t in DECISION_TYPES}
-    for e in events:
-        if e.seq >= until_seq or e.type not in DECISION_TYPES:
-            continue
-        if e.type == "stop_decision" and e.policy == HARD_LIMIT:  # type: ignore[attr-defined]
-            continue
-        value = e.candidates[e.choice] if e.type == "angle_decision" else e.choice  # type: ignore[attr-defined]
-        choices, refs, reasons = lists[e.type]
-        choices.append(value)
-        refs.append(e.policy)  # type: ignore[attr-defined]
-        reasons.append(e.reason)  # type: ignore[attr-defined]
-    force: dict[str, dict[int, Any]] = {t: {} for t in DECISION_TYPES}
-    if forced is not None:
-        kind, value = forced
-        force[kind][len(lists[kind][0])] = value
-    s, a, r, k = (lists[t] for t in ("stop_decision", "angle_decision", "read_decision", "keep_decision"))
-    return PolicySet(
-        stop=ScriptedStop(s[0], then.stop, force["stop_decision"], refs=s[1], reasons=s[2]),
-        angle=ScriptedAngle(a[0], then.angle, force["angle_decision"], refs=a[1], reasons=a[2]),
-        read=ScriptedRead(r[0], k[0], then.read, force["read_decision"], force["keep_decision"],
-                          read_refs=r[1], read_reasons=r[2], keep_refs=k[1], keep_reasons=k[2]),
-        spec=then.spec,
-    )
-
-
-def branch_policies(header: RunHeader, events: Sequence[BaseEvent], config: ResearchConfig) -> PolicySet:
-    """A branch run's own policies: its recorded prefix, the forced choice, its continuation."""
-    branch = header.spec.branch
-    assert branch is not None
-    at = next((e for e in events if e.seq == branch.branch_seq), None)
-    if at is None or at.type not in DECISION_TYPES:
-        raise ReplayError(f"{header.run_id} is a branch at seq {branch.branch_seq}, but the file does not reach "
-                          "that decision; re-run the branch from its parent instead")
-    value = at.candidates[branch.forced_choice] if at.type == "angle_decision" else branch.forced_choice  # type: ignore[attr-defined]
-    then = resolve_policies(branch.continuation_policy, config, header.spec.seed, recorded=events)
-    return scripted_policies(events, branch.branch_seq, then, (at.type, value))
-
-
-def build_components(header: RunHeader, events: Sequence[BaseEvent], *, config: ResearchConfig | None = None,
-                     policies: PolicySet | None = None, policy_spec: str | None = None,
-                     verifier_name: str | None = None) -> Components:
-    """Every component of the run, rebuilt from its header; keyword arguments swap one."""
-    spec = header.spec
-    config = config or config_from_spec(spec)
-    parts = model_parts(header, events, config, verifier_name)
-    if policies is None:
-        if policy_spec is None and spec.branch is not None:
-            policies = branch_policies(header, events, config)
-        else:
-            # An llm policy answers the requests the run recorded from its model_call events.
-            policies = resolve_policies(policy_spec or policy_spec_of(header), config, spec.seed, recorded=events)
-    return Components(config, parts.planner, policies, parts.verifier, corpus_cutoff(header, events),
-                      parts.claim_stage, parts.screen)
-
-
-def model_parts(header: RunHeader, events: Sequence[BaseEvent], config: ResearchConfig,
-                verifier_name: str | None = None) -> RunParts:
-    """Planner, verifier and claim stage from the header; model-backed ones answer from the
-    run's recorded `model_call` replies (a swapped-in `judge` verifier needs the run to have
-    recorded a model)."""
-    spec = header.spec
-    name = verifier_name or spec.verifier.name
-    try:
-        return parts_from_header(config, spec.planner, name, spec.verifier, spec.policies, events)
-    except (LLMPartsError, PlanValidationError) as exc:
-        raise ReplayError(str(exc)) from exc
-    except ValueError as exc:  # an unknown verifier name
-        raise ReplayError(str(exc)) from exc
-
-
-def execute(header: RunHeader, comps: Components, search_tool, read_tool,  # noqa: ANN001 - tool protocols
-            sleep: Callable[[float], None] = _no_sleep) -> list[BaseEvent]:
-    """Run the engine for `header` into memory; returns every event, run_meta included."""
-    plan = comps.planner.plan(header.spec.question)
-    sink = MemorySink()
-    sink.write_header(header)
-    engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search_tool, read_tool,
-                            comps.cutoff, sleep=sleep, claim_stage=comps.claim_stage,
-                            screen=comps.screen)
-    engine.run(header, plan, Recorder(header, sink))
-    return sink.events
-
-
-# --------------------------------------------------------------------------- live corpus
-
-
-class LiveCorpus:
-    """The corpus a run's header names, loaded on first use and checked against its fingerprint."""
-
-    def __init__(self, source: str, fingerprint: str | None, override: Path | None = None,
-                 kit: ResearchKit | None = None) -> None:
-        self.source = str(override) if override is not None else source
-        self.fingerprint = fingerprint
-        # A caller that already holds the corpus (many branch rollouts, tests) passes it in.
-        self._kit = kit if kit is not None and kit.corpus.fingerprint == fingerprint else None
-
-    def kit(self) -> ResearchKit:
-        if self._kit is None:
-            if self.source != "embedded" and not Path(self.source).exists():
-                raise ReplayError(f"the run's corpus {self.source} is not on this machine; pass --corpus PATH "
-                                  "to the same corpus")
-            kit = ResearchKit.load(None if self.source == "embedded" else self.source)
-            if self.fingerprint is not None and kit.corpus.fingerprint != self.fingerprint:
-                raise ReplayError(f"corpus {self.source} has fingerprint {kit.corpus.fingerprint[:16]}, but the run "
-                                  f"used {self.fingerprint[:16]}; live tool calls would see other documents "
-                                  "(use --swap tools=CONFIG to replay against a different corpus)")
-            self._kit = kit
-        return self._kit
-
-    def tools(self) -> tuple[LazyTool, LazyTool]:
-        return (LazyTool(lambda: CorpusSearchTool(self.kit().corpus, self.kit().index), "search"),
-                LazyTool(lambda: CorpusReadTool(self.kit().corpus), "read"))
-
-
-def recorded_tools(events: Sequence[BaseEvent], live: LiveCorpus | None) -> tuple[RecordedSearchTool, RecordedReadTool]:
-    record = ToolRecord.from_events(events)
-    if live is None:
-        return RecordedSearchTool(record), RecordedReadTool(record)
-    search, read = live.tools()
-    return RecordedSearchTool(record, search), RecordedReadTool(record, read)
-
-
-# --------------------------------------------------------------------------- exact check
+from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.runfile import MemorySink, RunFile
 
 
 class _Model(BaseModel):
@@ -343,7 +170,7 @@ def check_run(run: RunFile) -> ReplayCheck:
     search, read = recorded_tools(run.events, live=None)
     sink = MemorySink()
     engine = ResearchEngine(comps.config, comps.planner, comps.policies, comps.verifier, search, read, comps.cutoff,
-                            sleep=_no_sleep, claim_stage=comps.claim_stage, screen=comps.screen)
+                            sleep=no_sleep, claim_stage=comps.claim_stage, screen=comps.screen)
     rec = Recorder(run.header, sink)
     stopped = None
     try:
@@ -371,30 +198,12 @@ def check_run(run: RunFile) -> ReplayCheck:
                        warnings=warnings, damaged=run.problem if run.torn else None, lines_unread=run.lines_unread)
 
 
-# --------------------------------------------------------------------------- re-executed runs
-
-
-@dataclass
-class ReplayRun:
-    """A re-executed run (swap or branch), its diff against the source run, and how tools answered."""
-
-    header: RunHeader
-    events: list[BaseEvent]
-    path: Path | None
-    diff: RunDiff
-    served: int = 0
-    """Tool calls answered from the record."""
-    live: int = 0
-    """Tool calls answered by live tools."""
-    warnings: list[str] = field(default_factory=list)
-
-
-def write_run(out_dir: Path, header: RunHeader, events: Sequence[BaseEvent]) -> Path:
-    """Write a finished in-memory run as `out_dir/<run id>.jsonl` (written only once it is whole)."""
-    path = Path(out_dir) / f"{header.run_id}.jsonl"
-    sink = FileSink(path)
-    sink.write_header(header)
-    for e in events:
-        sink.write(e)
-    sink.close()
-    return path
+__all__ = [
+    # the exact check (this module)
+    "Divergence", "KNOWN_TOOLS", "ReplayCheck", "check_run", "code_change", "header_findings",
+    # rebuilding (runtime.rebuild)
+    "Components", "ReplayError", "branch_policies", "build_components", "config_from_spec", "corpus_cutoff",
+    "make_verifier", "model_parts", "policy_spec_of", "scripted_policies",
+    # re-executed runs (runtime.replay_runs)
+    "LiveCorpus", "ReplayRun", "execute", "recorded_tools", "write_run",
+]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from citeloop.runtime.claims import CheckedClaim
 from citeloop.runtime.ledger import Ledger
+from citeloop.runtime.planner import SLOT
 from citeloop.trajectories.models import Disagreement, Gap, Plan, Report, ReportClaim, ReportSection, SubQuestionStatus
 
 
@@ -39,6 +40,12 @@ def _gap_note(status: str, outcome: SubQuestionOutcome) -> str:
     if status == "exhausted":
         return "not found yet within this run's budget; more searching might find it"
     return "the run stopped before this was answered; not found yet"
+
+
+def fill_slots(text: str, resolved: dict[str, str]) -> str:
+    """A sub-question's text for a reader: `{sq1}` becomes the entity sq1 resolved to, or
+    "the entity sq1 was to find" when it found none."""
+    return SLOT.sub(lambda m: resolved.get(m.group(1)) or f"the entity {m.group(1)} was to find", text)
 
 
 def build_report(
@@ -82,8 +89,8 @@ def build_report(
                              card_ids=list(checked.claim.card_ids), counter_card_ids=checked.counter_card_ids)
             )
     gaps = [
-        Gap(subq=sq.id, question=sq.question, status=outcomes[sq.id].status, queries_tried=outcomes[sq.id].queries,
-            note=_gap_note(outcomes[sq.id].status, outcomes[sq.id]))
+        Gap(subq=sq.id, question=fill_slots(sq.question, resolved), status=outcomes[sq.id].status,
+            queries_tried=outcomes[sq.id].queries, note=_gap_note(outcomes[sq.id].status, outcomes[sq.id]))
         for sq in plan.sub_questions
         if outcomes[sq.id].status != "satisfied"
     ]
@@ -129,9 +136,9 @@ def render_markdown(report: Report) -> str:
         chain = "; ".join(f"{sq} -> {name}" for sq, name in report.resolved_entities.items())
         out += [f"**Entities found along the way:** {chain}", ""]
     for section in report.sections:
-        out.append(f"## {section.title}")
         if not section.claims:
-            out.append("_No claim in this section survived verification._")
+            continue  # what it did not find is listed under gaps and dead ends
+        out.append(f"## {fill_slots(section.title, report.resolved_entities)}")
         for c in section.claims:
             marks = "".join(f"[{num[cid]}]" for cid in c.citations)
             flags = " _(weakened)_" if c.weakened else ""

@@ -18,7 +18,8 @@ from citeloop.runtime.engine import ResearchEngine, RunResult
 from citeloop.runtime.policies.scripted import ScriptDivergence
 from citeloop.runtime.recorded_tools import RecordedReadTool, RecordedSearchTool, ToolRecord
 from citeloop.runtime.recorder import ResumeDivergence, ResumeRecorder
-from citeloop.runtime.replay import LiveCorpus, ReplayError, build_components
+from citeloop.runtime.rebuild import ReplayError, build_components
+from citeloop.runtime.replay_runs import LiveCorpus
 from citeloop.runtime.session import ResearchKit
 from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool
 from citeloop.trajectories.runfile import FileSink, read_run, truncate_torn_tail

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -52,9 +53,9 @@ def code_digest() -> str:
 
 
 @functools.cache
-def _installed_versions() -> tuple[tuple[str, str], ...]:
+def _installed_versions(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     versions = []
-    for name in PACKAGES:
+    for name in names:
         try:
             version = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -63,9 +64,11 @@ def _installed_versions() -> tuple[tuple[str, str], ...]:
     return tuple(versions)
 
 
-def package_versions() -> dict[str, str]:
-    """Versions of the packages a run depends on (read once per process: branching asks for every rollout)."""
-    return dict(_installed_versions())
+def package_versions(names: Sequence[str] = PACKAGES) -> dict[str, str]:
+    """Installed versions of `names` (default: the packages a run depends on), "not-installed" for
+    a missing one; citeloop's carries the source digest. Read once per process and list: branching
+    asks for every rollout."""
+    return dict(_installed_versions(tuple(names)))
 
 
 @dataclass

@@ -16,24 +16,19 @@ from pydantic import ValidationError
 
 from citeloop.runtime.policies.scripted import ScriptDivergence
 from citeloop.runtime.registry import read_yaml_mapping
-from citeloop.runtime.replay import (
-    LiveCorpus,
-    ReplayError,
-    ReplayRun,
-    build_components,
-    config_from_spec,
-    execute,
-    recorded_tools,
-    write_run,
-)
+from citeloop.runtime.rebuild import ReplayError, build_components, config_from_spec
+from citeloop.runtime.replay_runs import LiveCorpus, ReplayRun, execute, recorded_tools, write_run
 from citeloop.runtime.session import ResearchKit, package_versions, run_id_for
 from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool
 from citeloop.trajectories.diff import diff_runs
+from citeloop.trajectories.errors import ErrorWording, validation_message
 from citeloop.trajectories.header import ComponentRef, RunHeader
 from citeloop.trajectories.runfile import RunFile
 
 SWAP_KINDS = ("tools", "policy", "verifier")
 TOOL_SWAP_KEYS = ("corpus", "search")
+_SETTING = ErrorWording(other="{msg}")
+"""A bad search setting is named by its message alone."""
 
 
 def parse_swap(text: str) -> tuple[str, str]:
@@ -75,7 +70,8 @@ def swap_run(run: RunFile, swap: str, out_dir: Path | None = None, corpus: Path 
             config = config.model_validate({**config.model_dump(mode="json"),
                                             "search": {**config.search.model_dump(mode="json"), **search}})
         except ValidationError as exc:
-            raise ReplayError(f"{value}: bad search settings: {exc.errors()[0]['msg']}") from exc
+            problem = validation_message(exc, _SETTING, first_only=True)
+            raise ReplayError(f"{value}: bad search settings: {problem}") from exc
         new_kit = (LiveCorpus(str(corpus_path), None) if corpus_path is not None else header_live).kit()
         comps = build_components(run.header, run.events, config=config)
         comps.cutoff = new_kit.corpus.cutoff

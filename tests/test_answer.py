@@ -118,3 +118,49 @@ def test_no_evidence_gives_no_answer_with_a_reason() -> None:
     answer = result.report.answer
     assert answer.status in ("not_found", "dead_end") and answer.text is None and answer.reason
     assert render_markdown(result.report).splitlines()[2].startswith("**Answer:** ")
+
+
+def test_options_named_whole_and_after_an_opening_verb() -> None:
+    from citeloop.runtime.planner import RulePlanner
+
+    plan = RulePlanner().plan("Which album was released first, Don't Freak Me Out or Love & War (Barlowgirl Album)?")
+    assert [a.title for a in plan.axes] == ["Don't Freak Me Out", "Love & War (Barlowgirl Album)"]
+    assert question_options("Was Jamie Curry or Alyaksey Vasilewski born first?") == ["Jamie Curry",
+                                                                                     "Alyaksey Vasilewski"]
+    plan = RulePlanner().plan("Was Jamie Curry or Alyaksey Vasilewski born first?")
+    assert answer_kind(plan.question, plan) == "choice"
+
+
+def test_a_value_of_the_right_shape_without_the_relation_is_not_an_answer_sentence() -> None:
+    from citeloop.runtime.answer import states_kind
+
+    planted = "Less often mentioned is the role of Miriam Vell, who remained involved for 17 years."
+    assert not states_kind("number", "Which plant is larger?", {"plant", "larger"}, planted)
+    assert states_kind("number", "How many people live in Lund?", {"live", "peopl"}, "About 90,000 people live there.")
+
+
+def test_a_where_question_is_answered_by_a_name_after_a_place_word() -> None:
+    kit = _kit({**FILLER, "Harl Vint": "Harl Vint was a Welsh painter and a friend of Oskar Brand. "
+                                      "He died in Tenby in 1970."})
+    answer = run_research("Where did Harl Vint die?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == "Tenby", "Oskar Brand is a name, but not a place"
+
+
+def test_gaps_name_the_entity_found_instead_of_a_slot_and_empty_sections_are_not_headings() -> None:
+    kit = _kit({**FILLER, "Salt Marsh Road": "Salt Marsh Road is a 1979 film directed by Mara Quint."})
+    result, _ = run_research("Where was the director of film Salt Marsh Road born?", kit, out_dir=None,
+                             sink=MemorySink())
+    markdown = render_markdown(result.report)
+    assert "{sq" not in markdown and any("Mara Quint" in g.question for g in result.report.gaps)
+    headings = [line for line in markdown.splitlines() if line.startswith("## ")]
+    assert "## Answer" not in headings, "the answer hop kept no claim: its section is not shown"
+
+
+def test_no_identical_query_is_issued_twice_in_a_run(kit: ResearchKit) -> None:
+    for question in ("Who directed the film that was shot in or around Leland, North Carolina in 1986?",
+                     "Are Christopher Nolan and Sathish Kalathil both film directors?",
+                     "Which magazine was started first, Arthur's Magazine or First for Women?"):
+        sink = MemorySink()
+        run_research(question, kit, out_dir=None, sink=sink)
+        queries = [e.query.lower() for e in sink.events if e.type == "query_issued"]
+        assert len(queries) == len(set(queries)), queries

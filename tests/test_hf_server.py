@@ -15,11 +15,31 @@ MESSAGES = [{"role": "system", "content": "Answer with STOP or CONTINUE."},
             {"role": "user", "content": "Coverage 0.40 (target 0.85). Stop now?"}]
 
 
+def _scored_by_hand(model_dir: Path, messages: list[dict[str, str]], choice: str) -> tuple[list[int], list[float], int]:
+    """(tokens of `choice`, their log-probabilities after the chat prompt, prompt length), computed
+    without the server: plain transformers, one forward pass per prefix of the choice."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
+    lm = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32).eval()
+    prompt = list(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
+                                                return_dict=True)["input_ids"])
+    tokens = tokenizer(choice, add_special_tokens=False)["input_ids"]
+    logprobs = []
+    with torch.no_grad():
+        for i, token in enumerate(tokens):
+            next_logits = lm(torch.tensor([prompt + tokens[:i]])).logits[0, -1]
+            logprobs.append(float(torch.log_softmax(next_logits, dim=-1)[token]))
+    return tokens, logprobs, len(prompt)
+
+
 def test_choice_replies_are_the_most_likely_choice_with_logprobs(tiny_model: Path) -> None:
-    model = ChatModel(tiny_model)
-    prompt = model.prompt_ids(MESSAGES)
-    totals = {c: sum(model._continuation_logprobs(prompt, model.tokenizer.encode(c, add_special_tokens=False)))
-              for c in ("STOP", "CONTINUE")}
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_model))
+    scored = {c: _scored_by_hand(tiny_model, MESSAGES, c) for c in ("STOP", "CONTINUE")}
+    totals = {c: sum(lps) for c, (_, lps, _) in scored.items()}
     with served_hf(tiny_model) as server:
         client = openai.OpenAI(base_url=server.endpoint, api_key="none")
         assert [m.id for m in client.models.list().data] == [str(tiny_model)]
@@ -27,9 +47,14 @@ def test_choice_replies_are_the_most_likely_choice_with_logprobs(tiny_model: Pat
             model=str(tiny_model), messages=MESSAGES, temperature=0, logprobs=True, max_tokens=4,
             extra_body={"structured_outputs": {"choice": ["STOP", "CONTINUE"]}})
     choice = reply.choices[0]
-    assert choice.message.content == max(totals, key=totals.get)
-    assert sum(t.logprob for t in choice.logprobs.content) == pytest.approx(totals[choice.message.content], abs=1e-4)
-    assert reply.usage.prompt_tokens == len(prompt)
+    best = max(totals, key=totals.get)
+    assert abs(totals["STOP"] - totals["CONTINUE"]) > 1e-3  # not a near tie, so the argmax is meaningful
+    assert choice.message.content == best
+    tokens, logprobs, n_prompt = scored[best]
+    assert [t.token for t in choice.logprobs.content] == [tokenizer.decode([t]) for t in tokens]
+    assert [t.logprob for t in choice.logprobs.content] == pytest.approx(logprobs, abs=1e-4)
+    assert reply.usage.prompt_tokens == n_prompt
+    assert reply.usage.completion_tokens == len(tokens)
 
 
 def test_free_generation_and_bad_requests(tiny_model: Path) -> None:

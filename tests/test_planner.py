@@ -136,3 +136,20 @@ def test_gate_reports_every_problem_at_once() -> None:
     reasons = _reasons(plan)
     assert len(reasons) >= 4, reasons
     assert any("nothing can start" in r for r in reasons)
+
+
+def test_a_title_names_an_entity_written_with_a_word_of_address() -> None:
+    from citeloop.runtime.bridging import names_title
+
+    assert names_title("Victor Emmanuel III of Italy", {"king victor emmanuel iii of italy"})
+    assert not names_title("Italy", {"king victor emmanuel iii of italy"}), "one word is not enough"
+    assert not names_title("Emmanuel III of Italy", {"king victor emmanuel iii of italy"}), "only one word dropped"
+
+
+def test_the_parent_asked_for_is_read_from_the_child_of_a_and_b() -> None:
+    from citeloop.runtime.bridging import parent_bonus
+
+    quote = "She was the second child of King Louis XV of France and queen consort Marie Leszczyńska."
+    assert parent_bonus(quote, "Marie Leszczyńska", "mother") > parent_bonus(quote, "King Louis XV of France", "mother")
+    assert parent_bonus(quote, "King Louis XV of France", "father") > parent_bonus(quote, "Marie Leszczyńska", "father")
+    assert parent_bonus(quote, "Marie Leszczyńska", None) == 0.0

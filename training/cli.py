@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import shlex
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -59,18 +60,15 @@ def sft(
     from rich.progress import track
 
     from citeloop.training.hfdata import SFT_COLUMNS, sft_card
-    from citeloop.training.sft import ExportError, export_sft
+    from citeloop.training.sft import export_sft
 
-    paths = find_runs(runs)
-    try:
-        result = export_sft(track(paths, description="reading runs", console=Console(stderr=True), disable=as_json),
-                            decision=decision, test_share=test_share)
-        if not any(result.rows.values()):
-            raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
-        summary = result.summary(_command("sft", runs, decision, out, test_share), test_share)
-    except ExportError as exc:
-        raise CommandError(str(exc)) from exc
-    if _write(out, result.rows, SFT_COLUMNS, sft_card(summary), summary, overwrite, as_json):
+    def export(paths: list[Path]) -> Any:
+        progress = track(paths, description="reading runs", console=Console(stderr=True), disable=as_json)
+        return export_sft(progress, decision=decision, test_share=test_share)
+
+    summary = _export_decisions("sft", export, SFT_COLUMNS, sft_card, runs, decision, out, test_share,
+                                overwrite, as_json)
+    if summary is None:
         return
     console = Console()
     table = Table("decision", "train", "test")
@@ -86,6 +84,27 @@ def sft(
     for run in summary["skipped_runs"][:3]:
         console.print(f"[yellow]skipped run[/yellow] {escape(run['path'])}: {escape(run['reason'])}", highlight=False)
     console.print(f"[bold]wrote[/bold] {out} (dataset/, parquet/, README.md)")
+
+
+def _export_decisions(name: str, export: Callable[[list[Path]], Any], columns: dict,
+                      card: Callable[[dict], str], runs: list[Path], decision: str, out: Path, test_share: float,
+                      overwrite: bool, as_json: bool, extra: Sequence[str] = ()) -> dict | None:
+    """What `export sft` and `export rl` share: read the runs with `export`, refuse an export with no
+    rows, summarise it with the command that reproduces it, and write it. Returns the summary for the
+    command to print, or None when it was printed as JSON (`as_json`)."""
+    from citeloop.training.sft import ExportError
+
+    paths = find_runs(runs)
+    try:
+        result = export(paths)
+        if not any(result.rows.values()):
+            raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
+        summary = result.summary(_command(name, runs, decision, out, test_share, *extra), test_share)
+    except ExportError as exc:
+        raise CommandError(str(exc)) from exc
+    if _write(out, result.rows, columns, card(summary), summary, overwrite, as_json):
+        return None
+    return summary
 
 
 def _write(out: Path, rows: dict, columns: dict, card: str, summary: dict, overwrite: bool, as_json: bool) -> bool:
@@ -196,18 +215,14 @@ def rl(
     """Prompt-only decision states for GRPO; score completions with training.rewards.RolloutReward."""
     from citeloop.training.hfdata import RL_COLUMNS, rl_card
     from citeloop.training.rl import export_rl
-    from citeloop.training.sft import ExportError
 
-    paths = find_runs(runs)
-    try:
-        result = export_rl(paths, decision=decision, per_kind=per_kind, test_share=test_share, seed=seed)
-        if not any(result.rows.values()):
-            raise ExportError(f"no {decision} decisions taken by a policy in {len(paths)} run file(s)")
-        extra = [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
-        summary = result.summary(_command("rl", runs, decision, out, test_share, *extra), test_share)
-    except ExportError as exc:
-        raise CommandError(str(exc)) from exc
-    if _write(out, result.rows, RL_COLUMNS, rl_card(summary), summary, overwrite, as_json):
+    def export(paths: list[Path]) -> Any:
+        return export_rl(paths, decision=decision, per_kind=per_kind, test_share=test_share, seed=seed)
+
+    extra = [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
+    summary = _export_decisions("rl", export, RL_COLUMNS, rl_card, runs, decision, out, test_share,
+                                overwrite, as_json, extra)
+    if summary is None:
         return
     console = Console()
     table = Table("decision", "available", "train", "test")

@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from citeloop.runtime.registry import read_yaml_mapping, yaml_problem
+from citeloop.trajectories.errors import ErrorWording, validation_message
 
 Kind = Literal["sft", "dpo", "grpo"]
 KINDS: tuple[str, ...] = ("sft", "dpo", "grpo")
@@ -172,17 +173,13 @@ def validate_train_config(data: dict[str, Any], where: str = "config") -> TrainC
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as exc:
-        raise TrainConfigError(f"{where}: " + "; ".join(_describe(err) for err in exc.errors())) from exc
+        raise TrainConfigError(f"{where}: {validation_message(exc, _WORDING)}") from exc
 
 
-def _describe(err: Any) -> str:
-    loc = ".".join(str(p) for p in err["loc"])
-    if err["type"] == "extra_forbidden":
-        section, _, key = loc.rpartition(".")
-        model: Any = {"": TrainConfig, "lora": LoraSettings, "reward": RewardSettings}.get(section)
-        valid = f" (valid: {', '.join(sorted(model.model_fields))})" if model else ""
-        return f"unknown key '{key}'" + (f" in section '{section}'" if section else "") + valid
-    if err["type"] == "missing":
-        return f"missing key '{loc}'"
-    where = f"{loc}: " if loc else ""
-    return f"{where}{err['msg'].removeprefix('Value error, ')}"
+def _valid_keys(section: str) -> list[str]:
+    model: Any = {"": TrainConfig, "lora": LoraSettings, "reward": RewardSettings}.get(section)
+    return sorted(model.model_fields) if model else []
+
+
+_WORDING = ErrorWording(unknown="unknown key '{key}'{place}{valid}", missing="missing key '{loc}'",
+                        valid_keys=_valid_keys)

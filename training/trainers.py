@@ -21,7 +21,6 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -121,14 +120,11 @@ def resolve_device(setting: str) -> str:
     return setting
 
 
-def package_versions() -> dict[str, str]:
-    versions = {}
-    for name in VERSIONED:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not-installed"
-    return versions
+def _versions() -> dict[str, str]:
+    # Imported here: runtime.session loads the search index library, which a summary reader does not need.
+    from citeloop.runtime.session import package_versions
+
+    return package_versions(VERSIONED)
 
 
 # --------------------------------------------------------------------------- summary
@@ -418,7 +414,7 @@ def _run(config: TrainConfig, model_dir: Path, folder: Path, device: str, train_
         tokens=tokens, tokens_per_second=round(tokens / step_seconds, 2) if step_seconds > 0 else 0.0,
         threads=config.threads, device=device, train_seconds=round(train_seconds, 3),
         total_seconds=round(time.perf_counter() - started, 3), reward_statuses=reward_statuses,
-        versions=package_versions(), config=config.model_dump(mode="json"),
+        versions=_versions(), config=config.model_dump(mode="json"),
     )
     summary.write(staging)
     loss_chart(summary, staging / "loss.png")
