@@ -13,7 +13,9 @@ coverage, searches and reads per question and the median run time. `naive` is th
 research loop baseline (no plan, naive decisions); `naive-policies` keeps citeloop's plan and
 engine but decides naively. With `--baseline` (an earlier output of this script) each row also
 shows the change in answer accuracy and gold recall against it. Then trajectory capture: the
-same batch with a file sink against a null sink, as a ratio. Prints a table and writes JSON.
+same batch with a file sink against a null sink, as a ratio; and how well the gold-free scores
+(`run_score`, `coverage`) order pairs of runs of one question the way gold recall does.
+Prints a table and writes JSON.
 """
 
 from __future__ import annotations
@@ -81,6 +83,31 @@ def capture_overhead(eval_set: EvalSet, kit: ResearchKit, repeats: int) -> dict:
             "file_sink_s": round(min(file_times), 4), "ratio": round(min(file_times) / min(null_times), 4)}
 
 
+def score_agreement(by_policy: dict, score: str, gold: str = "retrieved_recall") -> dict:
+    """How often a gold-free score orders two runs of one question the way gold recall does:
+    over every pair of policies' runs of a question whose gold recall differs, the share the
+    score orders the same way, and the share it ties."""
+    names = sorted(by_policy)
+    rows = {n: {r["qid"]: r for r in by_policy[n]["per_question"]} for n in names}
+    same = tie = total = 0
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            for qid, ra in rows[a].items():
+                rb = rows[b].get(qid)
+                if rb is None or None in (ra.get(gold), rb.get(gold), ra.get(score), rb.get(score)):
+                    continue
+                if ra[gold] == rb[gold]:
+                    continue
+                total += 1
+                if ra[score] == rb[score]:
+                    tie += 1
+                elif (ra[score] > rb[score]) == (ra[gold] > rb[gold]):
+                    same += 1
+    return {"pairs": total, "agree": round(same / total, 4) if total else None,
+            "tie": round(tie / total, 4) if total else None,
+            "agree_untied": round(same / (total - tie), 4) if total - tie else None}
+
+
 def _fmt(value: float | None) -> str:
     return "   n/a" if value is None else f"{value * 100:6.1f}"
 
@@ -136,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         kit = kit_for(eval_set, embedded)
         results["datasets"][name] = evaluate(eval_set, kit)
         first_set = first_set or (eval_set, kit)
+    results["score_agreement"] = {name: {score: score_agreement(by_policy, score) for score in ("run_score", "coverage")}
+                                  for name, by_policy in results["datasets"].items()}
     results["capture"] = capture_overhead(*first_set, args.repeats)
     results["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
@@ -145,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: heuristic answers {_fmt(h['answer_correct']).strip()}% right vs naive "
               f"{_fmt(n['answer_correct']).strip()}%; retrieves {(h['retrieved_recall'] - n['retrieved_recall']) * 100:+.1f} "
               f"points of gold; searches/q {h['searches_per_q']:.2f} vs {n['searches_per_q']:.2f}")
+    for name, scores in results["score_agreement"].items():
+        print(f"{name}: gold-free scores against gold recall over pairs of runs that differ in it: " + "; ".join(
+            f"{score} agrees {_fmt(a['agree']).strip()}%, ties {_fmt(a['tie']).strip()}% "
+            f"(untied {_fmt(a['agree_untied']).strip()}%, {a['pairs']} pairs)" for score, a in scores.items()))
     c = results["capture"]
     print(f"capture overhead: file {c['file_sink_s']:.3f}s vs null {c['null_sink_s']:.3f}s = {c['ratio']:.3f}x")
     print(f"peak RSS {results['peak_rss_mb']} MB; corpus load+index {results['corpus']['load_and_index_s']} s")

@@ -83,3 +83,15 @@ def test_help_and_show_load_no_heavy_library(argv: list[str]) -> None:
     exit_code, modules = json.loads(done.stdout.strip().splitlines()[-1])
     assert exit_code == 0
     assert sorted(set(HEAVY) & set(modules)) == []
+
+
+def test_no_module_is_over_600_lines_and_no_template_module_is_left() -> None:
+    long = {str(p.relative_to(ROOT)): n for p in _modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600}
+    assert long == {}
+    assert sorted((ROOT / "eval").glob("injection_heldout*.py")) == []
+
+
+def test_every_module_says_what_it_owns() -> None:
+    missing = [str(p.relative_to(ROOT)) for p in _modules()
+               if ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) is None]
+    assert missing == []
