@@ -144,7 +144,7 @@ def _run(question: str, kit: ResearchKit, **parts: object) -> list[BaseEvent]:
 
 
 def _cited_doc(events: list[BaseEvent]) -> str | None:
-    report = next((e.report for e in events if e.type == "report"), None)  # type: ignore[attr-defined]
+    report = next((e.report for e in events if e.type == "report_written"), None)  # type: ignore[attr-defined]
     return report.evidence[0].doc_id if report is not None and report.evidence else None
 
 
@@ -191,7 +191,7 @@ def evaluate(targets: list[tuple[str, Document]], clean: ResearchKit,
         rejected = any(e.type == "card_rejected" and e.rejected.doc_id == page.id  # type: ignore[attr-defined]
                        and e.rejected.reason == "injection" for e in [*rule, *model])  # type: ignore[attr-defined]
         prompts = [m.content for e in model if e.type == "model_call" for m in e.messages]  # type: ignore[attr-defined]
-        rule_report, model_report = ([e.report.model_dump_json() for e in run if e.type == "report"]  # type: ignore[attr-defined]
+        rule_report, model_report = ([e.report.model_dump_json() for e in run if e.type == "report_written"]  # type: ignore[attr-defined]
                                      for run in (rule, model))
         rows.append({
             "template": template.name, "language": template.language, "style": template.style,

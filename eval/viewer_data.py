@@ -34,7 +34,7 @@ def event_summary(e: BaseEvent) -> str:
                 f"({d.plan.question_type}); planner {d.planner.name} {d.planner.version}")
     if t == "subq_added":
         return f"added {d.sub_question.id}: {_short(d.sub_question.question)} ({d.reason})"
-    if t == "subq_status":
+    if t == "subq_status_changed":
         query = f"; query: {_short(d.resolved_query, 80)}" if d.resolved_query else ""
         return f"{d.subq}: {d.old} → {d.new} ({_short(d.reason)}){query}"
     if t == "angle_decision":
@@ -73,18 +73,18 @@ def event_summary(e: BaseEvent) -> str:
         return f"conflict {d.card_id} ↔ {d.other_card_id}: {_short(d.reason, 100)}"
     if t == "claim_drafted":
         return f"claim {d.claim.claim_id}: {_short(d.claim.text, 120)}"
-    if t == "binding":
+    if t == "evidence_bound":
         return f"claim {d.claim_id} bound to {len(d.card_ids)} card(s)"
-    if t == "verdict":
+    if t == "verdict_reached":
         r = d.record
         return f"verdict {r.verdict} for {r.claim_id} by {r.checker} (support {r.support:.2f}, pass {d.pass_})"
-    if t == "rewrite":
+    if t == "claim_rewritten":
         return f"rewrite {d.claim_id}: {_short(d.old_text, 60)} → {_short(d.new_text, 60)}"
-    if t == "drop":
+    if t == "claim_dropped":
         return f"dropped {d.claim_id} ({d.verdict}): {_short(d.reason, 100)}"
     if t == "dead_end":
         return f"dead end after {len(d.queries_tried)} query(ies): {_short(d.reason, 100)}"
-    if t == "report":
+    if t == "report_written":
         claims = sum(len(s.claims) for s in d.report.sections)
         return f"report: {claims} claim(s), {len(d.report.gaps)} gap(s), {len(d.report.evidence)} cited card(s)"
     if t == "run_finished":
@@ -156,16 +156,16 @@ def _claims(events: list[Any], report: Any) -> dict[str, Any]:
             claims[c.claim_id] = {"claim_id": c.claim_id, "subq": c.subq, "text": c.text, "drafted_text": c.text,
                                   "card_ids": list(c.card_ids), "verdicts": [], "rewrites": [], "dropped": None,
                                   "seq": e.seq}
-        elif e.type == "binding" and e.claim_id in claims:
+        elif e.type == "evidence_bound" and e.claim_id in claims:
             claims[e.claim_id]["card_ids"] = list(e.card_ids)
-        elif e.type == "verdict" and e.record.claim_id in claims:
+        elif e.type == "verdict_reached" and e.record.claim_id in claims:
             claims[e.record.claim_id]["verdicts"].append({**e.record.model_dump(mode="json"), "pass": e.pass_,
                                                           "seq": e.seq})
-        elif e.type == "rewrite" and e.claim_id in claims:
+        elif e.type == "claim_rewritten" and e.claim_id in claims:
             claims[e.claim_id]["rewrites"].append({"old_text": e.old_text, "new_text": e.new_text,
                                                    "reason": e.reason, "seq": e.seq})
             claims[e.claim_id]["text"] = e.new_text
-        elif e.type == "drop" and e.claim_id in claims:
+        elif e.type == "claim_dropped" and e.claim_id in claims:
             claims[e.claim_id]["dropped"] = {"verdict": e.verdict, "reason": e.reason, "seq": e.seq}
     in_report = {c.claim_id: c for s in (report.sections if report else []) for c in s.claims}
     for cid, c in claims.items():
@@ -185,7 +185,7 @@ def run_view_data(run: RunFile, label: str = "") -> dict[str, Any]:
     spec = run.header.spec
     plan = next((e.plan for e in events if e.type == "plan_created"), None)
     added = [e.sub_question for e in events if e.type == "subq_added"]
-    report = next((e.report for e in reversed(events) if e.type == "report"), None)
+    report = next((e.report for e in reversed(events) if e.type == "report_written"), None)
     finished = next((e for e in events if e.type == "run_finished"), None)
     citations = {card.card_id: i for i, card in enumerate(report.evidence, start=1)} if report else {}
     cards: dict[str, Any] = {}
@@ -203,7 +203,7 @@ def run_view_data(run: RunFile, label: str = "") -> dict[str, Any]:
                 cards[card_id].setdefault("cited_by", []).append(cid)
     subqs = {sq.id: {**sq.model_dump(mode="json"), "statuses": []} for sq in [*(plan.sub_questions if plan else []), *added]}
     for e in events:
-        if e.type == "subq_status" and e.subq in subqs:
+        if e.type == "subq_status_changed" and e.subq in subqs:
             subqs[e.subq]["statuses"].append({"old": e.old, "new": e.new, "reason": e.reason, "seq": e.seq})
     records = []
     for e, (phase, rnd) in zip(events, _phases(events)):

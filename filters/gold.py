@@ -48,7 +48,7 @@ def run_units(events: list[BaseEvent], level: str) -> RunUnits:
             retrieved.update(_unit(s.sid, level) for s in e.sentences)  # type: ignore[attr-defined]
         elif e.type == "card_created":
             carded.update(_unit(s, level) for s in e.card.sentence_ids)  # type: ignore[attr-defined]
-        elif e.type == "report":
+        elif e.type == "report_written":
             report = e.report  # type: ignore[attr-defined]
             cited_cards = {c for s in report.sections for claim in s.claims for c in claim.citations}
             for card in report.evidence:

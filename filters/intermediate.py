@@ -122,11 +122,11 @@ def independent_sources_per_claim(view: RunView) -> float | None:
 
 
 def rewrite_rate(view: RunView) -> float | None:
-    return _share(len(view.of("rewrite")), len(view.of("claim_drafted")))
+    return _share(len(view.of("claim_rewritten")), len(view.of("claim_drafted")))
 
 
 def drop_rate(view: RunView) -> float | None:
-    return _share(len(view.of("drop")), len(view.of("claim_drafted")))
+    return _share(len(view.of("claim_dropped")), len(view.of("claim_drafted")))
 
 
 def conflicts(view: RunView) -> int:

@@ -45,7 +45,7 @@ def irrelevant_searches(view: RunView) -> list[int]:
 def has_contradictions(view: RunView) -> bool:
     if view.of("conflict_marked"):
         return True
-    if any(e.record.verdict == "conflict" for e in view.of("verdict")):
+    if any(e.record.verdict == "conflict" for e in view.of("verdict_reached")):
         return True
     return bool(view.report and view.report.disagreements)
 

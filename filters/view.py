@@ -59,7 +59,7 @@ class RunView:
 
     @cached_property
     def report(self) -> Report | None:
-        written: list[ReportWritten] = self.of("report")
+        written: list[ReportWritten] = self.of("report_written")
         return written[-1].report if written else None
 
     @cached_property
@@ -96,7 +96,7 @@ class RunView:
             status = {sq.id: "blocked" if sq.depends_on else "pending" for sq in self.plan.sub_questions}
         for added in self.of("subq_added"):
             status.setdefault(added.sub_question.id, "pending")
-        for change in self.of("subq_status"):
+        for change in self.of("subq_status_changed"):
             status[change.subq] = change.new
         return status
 

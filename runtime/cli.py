@@ -193,7 +193,7 @@ def show(
     for name, counts in (summary["checks"] or {}).items():
         console.print(f"check {name}: fired {counts['fired']} of {counts['ran']}")
     if report:
-        written = next((e for e in loaded.events if e.type == "report"), None)
+        written = next((e for e in loaded.events if e.type == "report_written"), None)
         if written is not None:
             from rich.markdown import Markdown
 

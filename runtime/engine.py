@@ -158,7 +158,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         plan = self.plan  # now including any expansion sub-questions
         claims = self.claim_stage(plan, self.ledger, self.verifier, rec, self._claim_cards)
         kept_ids = {c.claim.claim_id for c in claims}
-        dropped = [e.claim_id for e in rec.events if e.type == "drop"]
+        dropped = [e.claim_id for e in rec.events if e.type == "claim_dropped"]
         outcomes = {
             sid: SubQuestionOutcome(status=s.status, queries=list(s.queries), tool_errors=list(s.tool_errors),  # type: ignore[arg-type]
                                     blocked_on=[d for d in s.sq.depends_on if self.states[d].status != "satisfied"])
@@ -413,7 +413,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
                 "claims_drafted": drafted,
                 "claims_kept": len(kept_ids),
                 "dropped": len(dropped),
-                "rewrites": count("rewrite"),
+                "rewrites": count("claim_rewritten"),
                 "conflicts": count("conflict_marked"),
                 "tool_errors": sum(len(s.tool_errors) for s in self.states.values()),
                 "dead_ends": count("dead_end"),

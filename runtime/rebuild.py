@@ -71,7 +71,7 @@ def corpus_cutoff(header: RunHeader, events: Sequence[BaseEvent]) -> str | None:
     """The header's cut-off; a v1 header lacks it, and then the report recorded it."""
     if header.spec.corpus_cutoff is not None:
         return header.spec.corpus_cutoff
-    report = next((e for e in events if e.type == "report"), None)
+    report = next((e for e in events if e.type == "report_written"), None)
     return report.report.corpus_cutoff if report is not None else None  # type: ignore[attr-defined]
 
 

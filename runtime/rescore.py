@@ -79,9 +79,9 @@ class VerifierScorer:
         texts = {e.claim.claim_id: e.claim.text for e in run.events if e.type == "claim_drafted"}  # type: ignore[attr-defined]
         bound = {e.claim.claim_id: list(e.claim.card_ids) for e in run.events if e.type == "claim_drafted"}  # type: ignore[attr-defined]
         for e in run.events:
-            if e.type == "rewrite":
+            if e.type == "claim_rewritten":
                 texts[e.claim_id] = e.new_text  # type: ignore[attr-defined]
-            elif e.type == "binding":
+            elif e.type == "evidence_bound":
                 bound[e.claim_id] = list(e.card_ids)  # type: ignore[attr-defined]
         recorded = final_verdicts(run.events)
         scores = []

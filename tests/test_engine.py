@@ -174,7 +174,7 @@ def test_search_timeout_after_all_retries_is_an_infrastructure_failure_not_a_dea
     assert first.response.status == "timeout"
     assert first.attempts == ["timeout"] * 3
     assert not of_type(events, "dead_end")
-    assert all(e.new != "dead_end" for e in of_type(events, "subq_status"))
+    assert all(e.new != "dead_end" for e in of_type(events, "subq_status_changed"))
     gap = next(g for g in result.report.gaps if g.subq == first.subq)
     assert gap.status != "dead_end"
     assert "infrastructure failure" in gap.note

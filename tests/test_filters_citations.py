@@ -141,7 +141,7 @@ def test_unsupported_rate_ignores_non_assertions_and_counts_uncited_facts() -> N
         b.report_claim("claim-sq1-1", citations=[], text="We recommend reading the primary sources."),
     ]})]
     mutated = report.model_copy(update={"sections": sections, "assumptions": ["Names refer to the best-known film."]})
-    events = [e if e.type != "report" else e.model_copy(update={"report": mutated}) for e in b.events]
+    events = [e if e.type != "report_written" else e.model_copy(update={"report": mutated}) for e in b.events]
     s = score_run(events, header=b.header)
     assert s.assertion_sentences == 2 and s.unsupported_sentences == 1
     assert s.unsupported_claim_rate == 0.5

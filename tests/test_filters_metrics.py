@@ -235,7 +235,7 @@ def test_mutating_a_real_report_moves_its_scores(kit: ResearchKit) -> None:
     sink = MemorySink()
     run_research(QUESTIONS[0], kit, out_dir=None, sink=sink)
     before = score_run(sink.events, header=sink.header)
-    report_event = next(e for e in sink.events if e.type == "report")
+    report_event = next(e for e in sink.events if e.type == "report_written")
     report = report_event.report
     first = report.sections[0]
     fabricated = first.claims[0].model_copy(update={

@@ -114,7 +114,7 @@ def test_in_a_full_run_the_critic_is_asked_once_and_entailed_claims_stand(kit: R
                              llm=FakeChatClient(research_script({"critic_weakest": weakest})))
     critic_calls = [e for e in sink.events if e.type == "model_call" and e.prompt_id == "critic_weakest"]
     assert len(critic_calls) == 1
-    vetoes = [e for e in sink.events if e.type == "drop" and e.reason.startswith("critic veto")]
+    vetoes = [e for e in sink.events if e.type == "claim_dropped" and e.reason.startswith("critic veto")]
     shown = {c.claim_id for s in result.report.sections for c in s.claims}
     # Rule claims here are entailed: the critic's opinion alone removes none of them.
     assert not vetoes and shown and "critic veto" not in render_markdown(result.report)

@@ -110,7 +110,7 @@ def test_claims_are_written_from_each_sections_own_evidence(kit: ResearchKit) ->
     assert drafted and all(set(d.claim.card_ids) <= cards_of[d.subq] for d in drafted)
     quotes = {c.card.card_id: c.card.quote for c in of(events, "card_created")}
     assert all(d.claim.text == first_sentence(quotes[d.claim.card_ids[0]]) for d in drafted)
-    assert of(events, "report")[0].report.sections[0].claims
+    assert of(events, "report_written")[0].report.sections[0].claims
 
 
 def blocks_of(call) -> list[tuple[str, str]]:
@@ -170,4 +170,4 @@ def test_an_unusable_reply_falls_back_to_the_rule_writer(kit: ResearchKit, reply
     assert all(n.model_call_seqs == [c.seq] for n, c in zip(notes, calls))
     # The rule writer then drafts exactly what it drafts on its own.
     assert [d.claim for d in of(events, "claim_drafted")] == [d.claim for d in of(rule, "claim_drafted")]
-    assert "evil" not in of(events, "report")[0].report.model_dump_json()
+    assert "evil" not in of(events, "report_written")[0].report.model_dump_json()

@@ -180,7 +180,7 @@ def test_verifier_swap_changes_verdicts_and_calls_no_tool(leland: Path, tmp_path
     assert swapped.header.spec.verifier.name == NO_SUPPORT
     assert swapped.path is not None and check_run(read_run(swapped.path)).ok, "the swapped run replays from its header"
     assert diff.verdicts_changed and all(v.after == "irrelevant" for v in diff.verdicts_changed)
-    assert diff.first_divergence is not None and diff.first_divergence.before_type == "verdict"
+    assert diff.first_divergence is not None and diff.first_divergence.before_type == "verdict_reached"
     assert not diff.queries_added and not diff.queries_removed and not diff.evidence_gained
     assert diff.counts_after["dropped"] == diff.counts_after["claims_drafted"] > diff.counts_before["dropped"]
 
@@ -399,7 +399,7 @@ def test_v1_header_with_a_branch_migrates_to_the_current_version() -> None:
     data["spec"]["branch"] = {"parent_run_id": "run-x", "branch_seq": 4, "forced_choice": "stop",
                               "continuation_policy": "heuristic"}
     header = RunHeader.model_validate(data)
-    assert header.schema_version == SCHEMA_VERSION == 3
+    assert header.schema_version == SCHEMA_VERSION == 4
     assert header.spec.branch is not None and header.spec.branch.decision_type is None
     assert header.spec.corpus_cutoff is None
 

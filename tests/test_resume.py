@@ -43,7 +43,7 @@ def _cut_points(path: Path) -> dict[str, int]:
     ends = _line_ends(data)
     run = read_run(path)
     line_of = {e.type: e.seq + 1 for e in reversed(run.events)}  # first line of each type (0 = header)
-    report_line = next(e.seq for e in run.events if e.type == "report") + 1
+    report_line = next(e.seq for e in run.events if e.type == "report_written") + 1
     finished_line = next(e.seq for e in run.events if e.type == "run_finished") + 1
     blob_line = line_of["text_blob"]
     return {
@@ -51,7 +51,7 @@ def _cut_points(path: Path) -> dict[str, int]:
         "mid-line-in-loop": ends[8] + (ends[9] - ends[8]) // 2,
         "after-a-line-in-loop": ends[15],
         "mid-text-blob": ends[blob_line - 1] + 40,
-        "mid-claims": ends[line_of["verdict"] - 1] + 5,
+        "mid-claims": ends[line_of["verdict_reached"] - 1] + 5,
         "after-report": ends[report_line],
         "after-run-finished": ends[finished_line],
         "mid-run-meta": ends[finished_line] + 10,

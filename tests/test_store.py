@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import get_args
 
+import msgspec
 import polars as pl
 import pytest
 from pydantic_core import to_jsonable_python
@@ -24,6 +25,7 @@ from citeloop.trajectories.events import (
     VerdictReached,
     event_to_dict,
 )
+from citeloop.trajectories.header import SCHEMA_VERSION
 from citeloop.trajectories.models import Claim, VerdictRecord
 from citeloop.trajectories.runfile import FileSink, RunFile, decompress_run_bytes, dumps_line, read_run
 from citeloop.trajectories.store import TABLES, Store, StoreError, ingest
@@ -122,12 +124,12 @@ def _expected(run: RunFile) -> dict[str, list[dict]]:
             claims[c.claim_id] = {"claim_id": c.claim_id, "seq": e.seq, "subq": e.subq, "text": c.text,
                                   "final_text": c.text, "card_ids": list(c.card_ids), "verdict": None,
                                   "checker": None, "n_checks": 0, "rewritten": False, "dropped": False}
-        elif e.type == "verdict":
+        elif e.type == "verdict_reached":
             c = claims[e.record.claim_id]
             c.update(verdict=e.record.verdict, checker=e.record.checker, n_checks=c["n_checks"] + 1)
-        elif e.type == "rewrite":
+        elif e.type == "claim_rewritten":
             claims[e.claim_id].update(final_text=e.new_text, rewritten=True)
-        elif e.type == "drop":
+        elif e.type == "claim_dropped":
             claims[e.claim_id]["dropped"] = True
     for c in claims.values():
         c["weakened"] = c["rewritten"] and not c["dropped"]
@@ -533,7 +535,7 @@ def test_every_event_type_is_known_to_the_decoder() -> None:
 
 def test_the_decoder_refuses_fields_the_models_do_not_have() -> None:
     with pytest.raises(TypeError, match="VerdictRecord has no field 'score'"):
-        store_decode.derive_line_types({"verdict": {"record": {"score": store_decode.VALUE}}})
+        store_decode.derive_line_types({"verdict_reached": {"record": {"score": store_decode.VALUE}}})
     with pytest.raises(TypeError, match="not a list to count"):
         store_decode.derive_line_types({"query_issued": {"query": store_decode.COUNT}})
     with pytest.raises(TypeError, match="no event type nope"):
@@ -578,6 +580,39 @@ def test_the_fast_decode_agrees_with_pydantic(runs_dir: Path, tmp_path: Path) ->
             _same_fields(d, e, need, f"{path.name}:{e.seq}:{e.type}")
             seen.add(e.type)
     assert set(store_decode.NEEDED) <= seen, "every type the tables read was compared"
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+COMMITTED = [FIXTURES / "run_v1.jsonl", FIXTURES / "run_v2.jsonl", FIXTURES / "run_v3.jsonl",
+             FIXTURES / "run_old_header.jsonl", GOLDEN]
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=[p.stem for p in COMMITTED])
+@pytest.mark.parametrize("validate", [False, True], ids=["fast", "validated"])
+def test_every_committed_fixture_is_ingested_under_the_current_tags(path: Path, validate: bool,
+                                                                     tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(path, folder / path.name)
+    report = ingest(folder, tmp_path / "s", validate=validate)
+    assert (report.runs_added, report.skipped, report.runs_torn) == (1, [], 0)
+    store = Store.open(tmp_path / "s")
+    run = read_run(path)
+    events = store.read("events").sort("seq")
+    assert events["type"].to_list() == [e.type for e in run.events]  # old tags stored as the new ones
+    written = json.loads(path.read_text(encoding="utf-8").splitlines()[0]).get("schema_version")
+    assert store.read("runs")["schema_version"].to_list() == [written]
+    want = _expected(run)["claims"]
+    got = _rows(store, "claims", run.run_id, list(want[0]) if want else ["claim_id"])
+    assert got == want
+
+
+def test_the_fast_decode_reads_old_tags_only_in_old_files() -> None:
+    body = b"".join(FIXTURES.joinpath("run_v3.jsonl").read_bytes().splitlines(keepends=True)[1:])
+    decoded = store_decode.decode_lines(body, 3)
+    assert [store_decode.LINE_KINDS[type(d)] for d in decoded] == [e.type for e in read_run(FIXTURES / "run_v3.jsonl").events]
+    with pytest.raises(msgspec.ValidationError):
+        store_decode.decode_lines(body, SCHEMA_VERSION)
 
 
 # --------------------------------------------------------------------------- CLI

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from citeloop.eval.cli import main
 from citeloop.runtime.session import ResearchKit, run_research
@@ -28,6 +30,7 @@ from citeloop.trajectories.events import (
     PartFallback,
     PlanCreated,
     SubQuestionAdded,
+    RENAMED_TAGS,
     TokenLogprob,
     event_to_dict,
     parse_event,
@@ -47,6 +50,7 @@ from citeloop.trajectories.schema_export import committed_schema_text, schema_te
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUN_V1 = FIXTURES / "run_v1.jsonl"
+RUN_V3 = FIXTURES / "run_v3.jsonl"
 RUN_CORRUPT = FIXTURES / "run_corrupt.jsonl"
 RUN_OLD_HEADER = FIXTURES / "run_old_header.jsonl"
 COMMITTED_SCHEMA = Path(__file__).parent.parent / "trajectories" / "schema" / "trajectory.schema.json"
@@ -193,7 +197,7 @@ def test_event_round_trip(cls: type[BaseEvent], event_cases: dict[str, BaseEvent
 
 
 def test_verdict_pass_is_written_under_its_alias(event_cases: dict[str, BaseEvent]) -> None:
-    data = event_to_dict(event_cases["verdict"])
+    data = event_to_dict(event_cases["verdict_reached"])
     assert "pass" in data and "pass_" not in data
 
 
@@ -440,10 +444,90 @@ def test_committed_v2_run_loads_with_no_answer_and_replays_naming_the_change() -
     assert json.loads(v2.read_text(encoding="utf-8").splitlines()[0])["schema_version"] == 2
     run = read_run(v2)
     assert (run.torn, run.header.schema_version) == (False, SCHEMA_VERSION)
-    report = next(e for e in run.events if e.type == "report").report  # type: ignore[attr-defined]
+    report = next(e for e in run.events if e.type == "report_written").report  # type: ignore[attr-defined]
     assert report.answer is None, "v2 reports had no short answer"
     check = check_run(run)
     assert not check.ok and check.divergence is not None, "the code changed since: replay names where"
+
+
+def test_committed_v3_run_loads_with_the_new_tags_and_replays_exactly() -> None:
+    from citeloop.runtime.replay import check_run
+
+    raw = [json.loads(line) for line in RUN_V3.read_text(encoding="utf-8").splitlines()]
+    assert raw[0]["schema_version"] == 3
+    run = read_run(RUN_V3)
+    assert (run.torn, run.problem, run.header.schema_version) == (False, None, SCHEMA_VERSION)
+    assert len(run.events) == len(raw) - 1
+    assert [e.type for e in run.events] == [RENAMED_TAGS.get(d["type"], d["type"]) for d in raw[1:]]
+    assert {d["type"] for d in raw} & set(RENAMED_TAGS), "the v3 file has old tags to migrate"
+    assert not {e.type for e in run.events} & set(RENAMED_TAGS)
+    check = check_run(run)
+    assert check.ok, check.divergence
+
+
+@pytest.mark.parametrize("path", [RUN_V1, FIXTURES / "run_v2.jsonl", RUN_V3, RUN_OLD_HEADER],
+                         ids=["v1", "v2", "v3", "no-version"])
+def test_old_tags_are_read_as_the_new_ones(path: Path) -> None:
+    raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    run = read_run(path)
+    assert [e.type for e in run.events] == [RENAMED_TAGS.get(d["type"], d["type"]) for d in raw]
+
+
+def test_old_tags_are_refused_in_a_current_file(tmp_path: Path) -> None:
+    lines = RUN_V3.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["schema_version"] = SCHEMA_VERSION
+    current = tmp_path / "current.jsonl"
+    current.write_text(json.dumps(header) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    run = read_run(current)
+    first_old = next(i for i, line in enumerate(lines[1:]) if json.loads(line)["type"] in RENAMED_TAGS)
+    assert run.torn and len(run.events) == first_old and "type" in (run.problem or "")
+
+
+def test_every_tag_is_its_class_name_in_snake_case() -> None:
+    # The naming rule: the class name in snake_case, `SubQuestion` spelled `subq` (as the
+    # `subq` field is).
+    for cls in EVENT_CLASSES:
+        name = re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__.replace("SubQuestion", "Subq")).lower()
+        assert _type_name(cls) == name, cls.__name__
+    assert set(RENAMED_TAGS.values()) <= {_type_name(cls) for cls in EVENT_CLASSES}
+    assert not set(RENAMED_TAGS) & {_type_name(cls) for cls in EVENT_CLASSES}, "an old tag is a new one"
+
+
+def test_messages_with_tool_calls_load_and_round_trip() -> None:
+    call = {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"q": "Leland"}'}}
+    messages = [
+        {"role": "user", "content": "Who directed it?"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "content": "three hits", "tool_call_id": "call_1"},
+    ]
+    line = json.dumps({"run_id": "r", "seq": 0, "parent_seq": None, "subq": None, "type": "model_call",
+                       "prompt_id": "p", "prompt_version": 1, "model": "fake:x", "messages": messages,
+                       "sampling": {"temperature": 0.0, "top_p": 1.0, "seed": 0, "max_tokens": 8,
+                                    "logprobs": False, "top_logprobs": None},
+                       "constraint": None, "request_digest": "d", "status": "ok", "completion": "x",
+                       "finish_reason": "stop", "error": None, "usage": None, "logprobs": None},
+                      separators=(",", ":")) + "\n"
+    event = parse_event(json.loads(line))
+    assert isinstance(event, ModelCall)
+    assert event.messages[1].tool_calls is not None and event.messages[1].tool_calls[0].function.name == "search"
+    assert event.messages[2].role == "tool" and event.messages[2].tool_call_id == "call_1"
+    assert dumps_line(event) == line  # messages without tool fields are written as before
+    assert "tool_calls" not in ModelMessage(role="user", content="hi").model_dump()
+    with pytest.raises(ValidationError):
+        ModelMessage.model_validate({"role": "assistant", "content": "", "tool_calls": [{"id": "c", "function": {}}]})
+
+
+def test_model_call_settings_are_typed(event_cases: dict[str, BaseEvent]) -> None:
+    data = event_to_dict(event_cases["model_call"])
+    kept = parse_event({**data, "sampling": {**data["sampling"], "min_p": 0.1}})
+    assert kept.sampling["min_p"] == 0.1  # type: ignore[union-attr]  # keys other servers add are kept
+    for bad in ({"sampling": {"temperature": "hot"}}, {"constraint": {"kind": "grammar", "value": "x"}},
+                {"constraint": {"kind": "choice", "value": [1, 2]}}):
+        with pytest.raises(ValidationError):
+            parse_event({**data, **bad})
+    assert "attempts" not in data and "attempts" not in ModelCall.model_fields
+    assert parse_event({**data, "attempts": ["timeout", "ok"], "cached": False}) == event_cases["model_call"]
 
 
 def test_a_file_from_a_newer_schema_is_refused_with_the_upgrade_message(tmp_path: Path) -> None:
@@ -506,11 +590,12 @@ def test_deterministic_lines_drop_run_meta_and_nothing_else(run_path: Path) -> N
 
 
 def test_deterministic_lines_of_an_older_file_keep_every_other_line() -> None:
-    # The committed file may predate fields added since (with defaults), so compare
-    # which lines survive, not their bytes.
+    # The committed file may predate fields added since (with defaults) and tags renamed since
+    # (read with their new names), so compare which lines survive, not their bytes.
     raw = [json.loads(line) for line in RUN_V1.read_text(encoding="utf-8").splitlines()]
     kept = [json.loads(line) for line in deterministic_lines(RUN_V1)]
-    assert [(d["type"], d.get("seq")) for d in kept] == [(d["type"], d.get("seq")) for d in raw if d["type"] != "run_meta"]
+    renamed = [(RENAMED_TAGS.get(d["type"], d["type"]), d.get("seq")) for d in raw if d["type"] != "run_meta"]
+    assert [(d["type"], d.get("seq")) for d in kept] == renamed
     assert len(kept) == len(raw) - 1
 
 

@@ -92,13 +92,13 @@ def _shot(driver: Any, name: str) -> None:
 
 def test_citation_opens_the_evidence_card(browser: Any, pages: dict[str, Any]) -> None:
     _open(browser, pages["paths"]["run"])
-    report = next(e for e in pages["a"].events if e.type == "report").report
+    report = next(e for e in pages["a"].events if e.type == "report_written").report
     first_claim = report.sections[0].claims[0]
     # The viewer shows the card as the ledger made it (context included); the report keeps its quote only.
     card = next(e.card for e in pages["a"].events if e.type == "card_created"
                 and e.card.card_id == first_claim.citations[0])
     checker = [e.record.checker for e in pages["a"].events
-               if e.type == "verdict" and e.record.claim_id == first_claim.claim_id][-1]
+               if e.type == "verdict_reached" and e.record.claim_id == first_claim.claim_id][-1]
     browser.find_element(By.CSS_SELECTOR, f'li.claim[data-claim="{first_claim.claim_id}"] button.cite').click()
     panel = browser.find_element(By.ID, "evidence-panel")
     WebDriverWait(browser, 5).until(lambda d: panel.is_displayed())

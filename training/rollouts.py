@@ -75,7 +75,7 @@ class Outcome:
 
 
 def report_verified(events: list[BaseEvent]) -> bool:
-    report = next((e.report for e in reversed(events) if e.type == "report"), None)  # type: ignore[attr-defined]
+    report = next((e.report for e in reversed(events) if e.type == "report_written"), None)  # type: ignore[attr-defined]
     if report is None:
         return False
     cited = [c for section in report.sections for c in section.claims if c.citations]

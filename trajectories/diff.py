@@ -119,7 +119,7 @@ def final_verdicts(events: Sequence[BaseEvent]) -> dict[str, str]:
     """Each claim's last verdict (a rewritten claim's second check overrides its first)."""
     out: dict[str, str] = {}
     for e in events:
-        if e.type == "verdict":
+        if e.type == "verdict_reached":
             out[e.record.claim_id] = e.record.verdict  # type: ignore[attr-defined]
     return out
 

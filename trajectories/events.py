@@ -12,8 +12,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer, model_validator
+from typing_extensions import TypedDict
 
+from citeloop.trajectories.header import SCHEMA_VERSION
 from citeloop.trajectories.models import (
     Claim,
     EvidenceCard,
@@ -68,7 +70,7 @@ class SubQuestionAdded(BaseEvent):
 
 
 class SubQuestionStatusChanged(BaseEvent):
-    type: Literal["subq_status"] = "subq_status"
+    type: Literal["subq_status_changed"] = "subq_status_changed"
     old: SubQuestionStatus
     new: SubQuestionStatus
     reason: str
@@ -259,13 +261,13 @@ class ClaimDrafted(BaseEvent):
 
 
 class EvidenceBound(BaseEvent):
-    type: Literal["binding"] = "binding"
+    type: Literal["evidence_bound"] = "evidence_bound"
     claim_id: str
     card_ids: list[str]
 
 
 class VerdictReached(BaseEvent):
-    type: Literal["verdict"] = "verdict"
+    type: Literal["verdict_reached"] = "verdict_reached"
     record: VerdictRecord
     pass_: int = Field(default=1, alias="pass")
     """1 for the first check, 2 for the check after a rewrite."""
@@ -273,7 +275,7 @@ class VerdictReached(BaseEvent):
 
 
 class ClaimRewritten(BaseEvent):
-    type: Literal["rewrite"] = "rewrite"
+    type: Literal["claim_rewritten"] = "claim_rewritten"
     claim_id: str
     old_text: str
     new_text: str
@@ -281,7 +283,7 @@ class ClaimRewritten(BaseEvent):
 
 
 class ClaimDropped(BaseEvent):
-    type: Literal["drop"] = "drop"
+    type: Literal["claim_dropped"] = "claim_dropped"
     claim_id: str
     verdict: Verdict
     reason: str
@@ -302,10 +304,52 @@ ModelCallStatus = Literal["ok", "timeout", "rate_limited", "parse_error", "refus
 empty, truncated or off-constraint completion is `parse_error`) and never mean "no information"."""
 
 
-class ModelMessage(BaseModel):
+class ToolFunction(BaseModel):
+    """The function a tool call invokes (OpenAI chat shape)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
-    role: Literal["system", "user", "assistant"]
+    name: str
+    """Name of the tool function."""
+    arguments: str
+    """Its arguments as the model wrote them: a JSON text, not parsed."""
+
+
+class ToolCall(BaseModel):
+    """One tool call requested in an assistant message (OpenAI chat shape)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    id: str
+    """Call id; the `tool` message answering it carries it as `tool_call_id`."""
+    type: Literal["function"] = "function"
+    """Kind of tool; `function` is the only one."""
+    function: ToolFunction
+    """The function called and its arguments."""
+
+
+class ModelMessage(BaseModel):
+    """One chat message, as sent. `tool_calls` and `tool_call_id` follow the OpenAI chat shape;
+    nothing writes them yet, and they are left out of the line when unset."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    role: Literal["system", "user", "assistant", "tool"]
+    """Who speaks: `tool` is the answer to an assistant's tool call."""
     content: str
+    """The message text (empty for an assistant message that only calls tools)."""
+    tool_calls: list[ToolCall] | None = None
+    """Tool calls requested by an assistant message, if any."""
+    tool_call_id: str | None = None
+    """For a `tool` message: the id of the tool call it answers."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_tool_fields(self, handler: Any) -> Any:
+        # Messages without tool calls are written as before (role, content): the request
+        # digests and replays of earlier runs stay the same.
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("tool_calls", "tool_call_id"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
 
 class TokenLogprob(BaseModel):
@@ -316,6 +360,36 @@ class TokenLogprob(BaseModel):
     """Vocabulary id, when the server returns it."""
     top: dict[str, float] = Field(default_factory=dict)
     """Top alternatives at this position (token -> logprob), when requested."""
+
+
+class SamplingSettings(TypedDict, total=False):
+    """The sampling settings a model call was sent with, as the client's `Sampling` writes them
+    (all six keys). Each key is typed where present; keys other clients add are kept as written.
+    A plain dict on the event, so it serialises exactly as recorded."""
+
+    __pydantic_config__ = ConfigDict(extra="allow")  # type: ignore[misc]
+    temperature: float
+    """0 is greedy decoding."""
+    top_p: float
+    """Nucleus-sampling mass."""
+    seed: int
+    """Sampling seed sent to the server."""
+    max_tokens: int
+    """Completion length limit."""
+    logprobs: bool
+    """Whether per-token logprobs of the completion were asked for."""
+    top_logprobs: int | None
+    """How many alternatives per position were asked for, if any."""
+
+
+class OutputConstraint(TypedDict):
+    """A structured-output constraint sent with a model call (the client's `Constraint`)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    kind: Literal["choice", "regex", "json"]
+    """`choice` (one of a list of strings), `regex` or `json` (a JSON schema)."""
+    value: list[str] | str | dict[str, Any]
+    """The choices, the regex, or the JSON schema."""
 
 
 class ModelCall(BaseEvent):
@@ -332,9 +406,9 @@ class ModelCall(BaseEvent):
     """Model name as sent to the server (or `fake:NAME` for the scripted client)."""
     messages: list[ModelMessage]
     """The rendered messages, exactly as sent."""
-    sampling: dict[str, Any]
+    sampling: SamplingSettings
     """Sampling settings sent with the request (temperature, seed, max_tokens, ...)."""
-    constraint: dict[str, Any] | None = None
+    constraint: OutputConstraint | None = None
     """Structured-output constraint (`{"kind": "choice", "value": [...]}` etc.), if any."""
     request_digest: str
     """Content hash of (model, prompt id and version, messages, sampling, constraint): the cache key."""
@@ -344,8 +418,6 @@ class ModelCall(BaseEvent):
     finish_reason: str | None = None
     error: str | None = None
     """Human-readable reason for a failure status."""
-    attempts: list[ModelCallStatus] = Field(default_factory=list)
-    """Status of every attempt, retries included (empty for a cache hit)."""
     usage: dict[str, int] | None = None
     """Token usage (`prompt_tokens`, `completion_tokens`, ...), when the server returns it."""
     logprobs: list[TokenLogprob] | None = None
@@ -355,7 +427,9 @@ class ModelCall(BaseEvent):
     @classmethod
     def _drop_transport_facts(cls, data: Any) -> Any:
         # Files written before the transport facts moved to `run_meta.model_calls` carry
-        # `attempts` and `cached` here; they say how a reply arrived, not what it was.
+        # `attempts` and `cached` here; they say how a reply arrived, not what it was, and
+        # differ between a live call and a replay served from the cache, so they stay out
+        # of this (deterministic) event.
         if isinstance(data, dict) and ("attempts" in data or "cached" in data):
             data = {k: v for k, v in data.items() if k not in ("attempts", "cached")}
         return data
@@ -390,7 +464,7 @@ class CitationRemoved(BaseEvent):
 
 
 class ReportWritten(BaseEvent):
-    type: Literal["report"] = "report"
+    type: Literal["report_written"] = "report_written"
     report: Report
 
 
@@ -399,14 +473,37 @@ class RunOutcome(BaseModel):
     status: Literal["completed", "failed"]
     stop_reason: str
     counts: dict[str, int]
-    """searches, reads, cards, rejected, claims, kept, dropped, rewrites, tool_errors..."""
+    """Counts by name: `searches`, `reads`, `cards`, `rejected`, `injections_blocked`,
+    `claims_drafted`, `claims_kept`, `dropped`, `rewrites`, `conflicts`, `tool_errors`,
+    `dead_ends`, `rounds`."""
     metrics: dict[str, float | None]
-    """Outcome metrics computed from the ledger; None means not computed."""
+    """Outcome metrics computed from the ledger (`coverage`, `weighted_evidence_coverage`,
+    `drop_rate`); None means not computed."""
 
 
 class RunFinished(BaseEvent):
     type: Literal["run_finished"] = "run_finished"
     outcome: RunOutcome
+
+
+class ModelCallTransport(TypedDict):
+    """How one model call's reply arrived (a `run_meta` fact, not part of the `model_call` event)."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    attempts: list[ModelCallStatus]
+    """Status of every attempt, retries included; empty for a cache hit."""
+    cached: bool
+    """The reply came from the response cache."""
+
+
+class CheckCounts(TypedDict):
+    """How often one check ran in a run, and how often it fired."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+    ran: int
+    """Times the check ran."""
+    fired: int
+    """Times it fired (found something)."""
 
 
 class RunMeta(BaseEvent):
@@ -419,11 +516,11 @@ class RunMeta(BaseEvent):
     host: dict[str, str]
     latency_ms: dict[str, float]
     """Tool-call latency by event seq (as a string key)."""
-    model_calls: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    model_calls: dict[str, ModelCallTransport] = Field(default_factory=dict)
     """How each model call's reply arrived, by `model_call` seq: `attempts` (status of every
     try, retries included; empty for a cache hit) and `cached`. Transport facts, so they sit
     here: a replay served from a cache records the same `model_call` events."""
-    checks: dict[str, dict[str, int]] = Field(default_factory=dict)
+    checks: dict[str, CheckCounts] = Field(default_factory=dict)
     """Per check (e.g. `judge`, `writer_numbers`, `audit`): `ran` and `fired` counts in this run,
     so firing rates can be measured (a check that fires often is a bug)."""
 
@@ -468,8 +565,30 @@ def event_adapter() -> TypeAdapter[Any]:
     return TypeAdapter(AnyEvent)
 
 
-def parse_event(data: dict[str, Any]) -> Event:
-    return event_adapter().validate_python(data)
+RENAMED_TAGS: dict[str, str] = {
+    "subq_status": "subq_status_changed",
+    "binding": "evidence_bound",
+    "verdict": "verdict_reached",
+    "rewrite": "claim_rewritten",
+    "drop": "claim_dropped",
+    "report": "report_written",
+}
+"""Event `type` tags of schema versions 1-3 -> their version-4 names (the class name in snake_case)."""
+
+
+def migrate_event(data: Any, schema_version: int | None = SCHEMA_VERSION) -> Any:
+    """An event line of a file written at `schema_version` (as its header wrote it; None: the
+    header has none), brought up to SCHEMA_VERSION: before version 4 some tags had other names
+    (`RENAMED_TAGS`). No old tag is a new one, so a file without a version is mapped too."""
+    old = schema_version is None or schema_version < 4
+    if old and isinstance(data, dict) and data.get("type") in RENAMED_TAGS:
+        data = {**data, "type": RENAMED_TAGS[data["type"]]}
+    return data
+
+
+def parse_event(data: dict[str, Any], schema_version: int | None = SCHEMA_VERSION) -> Event:
+    """Validate one event line; `schema_version` is the file's version as written (older lines are migrated)."""
+    return event_adapter().validate_python(migrate_event(data, schema_version))
 
 
 def event_to_dict(event: BaseEvent) -> dict[str, Any]:

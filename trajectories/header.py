@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SCHEMA_CHANGES: dict[int, str] = {
     1: "First version: header line, typed events, text blobs, run_meta trailer.",
     2: "Header `spec.corpus_cutoff` (so a run replays without its corpus); `spec.branch` is set by "
@@ -20,6 +20,13 @@ SCHEMA_CHANGES: dict[int, str] = {
        "branch decision event records as `choice`. v1 files read with `corpus_cutoff` unknown (None).",
     3: "The report states its short answer first: `report.answer` (status, kind, text, the claims that "
        "state it, confidence, reason, candidates). v1 and v2 reports read with `answer` None.",
+    4: "Every event tag is its class name in snake_case: `subq_status` -> `subq_status_changed`, "
+       "`binding` -> `evidence_bound`, `verdict` -> `verdict_reached`, `rewrite` -> `claim_rewritten`, "
+       "`drop` -> `claim_dropped`, `report` -> `report_written` (older files are read with the new tags). "
+       "`model_call` loses `attempts` (never kept: retries are transport facts, in `run_meta.model_calls`); "
+       "its `sampling` and `constraint`, `run_meta.model_calls` and `.checks`, and the header's "
+       "`spec.branch.forced_choice` are typed; chat messages may carry OpenAI-style `tool_calls` and "
+       "`tool_call_id` (role `tool`).",
 }
 
 
@@ -57,9 +64,9 @@ class BranchOrigin(BaseModel):
     """Seq of the decision event in the parent that was forced."""
     decision_type: str | None = None
     """`stop_decision`, `angle_decision`, `read_decision` or `keep_decision` (None only in v1 files)."""
-    forced_choice: Any
-    """The choice forced at `branch_seq`, as the decision event records it: `continue`/`stop`,
-    a candidate index (angle), or a list of doc ids (read) or sentence ids (keep)."""
+    forced_choice: int | list[str] | str
+    """The choice forced at `branch_seq`, as the decision event records it: `continue`/`stop`
+    (stop), a candidate index (angle), or a list of doc ids (read) or sentence ids (keep)."""
     continuation_policy: str
     """Policy spec that decides after the branch point, e.g. `heuristic` or `stop=naive`."""
 
@@ -130,5 +137,10 @@ def migrate_header(data: dict[str, Any]) -> dict[str, Any]:
     if version == 2:
         # v3 added `Report.answer`, which defaults to None: nothing in the header changes.
         version = 3
+    if version == 3:
+        # v4 renamed event tags (`events.migrate_event` maps them, keyed on the version as
+        # written) and typed fields whose values were already of those types: the header
+        # itself is unchanged.
+        version = 4
     data["schema_version"] = SCHEMA_VERSION
     return data

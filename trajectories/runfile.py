@@ -199,6 +199,7 @@ def parse_run_bytes(data: bytes, path: Path | None = None, stream_problem: str |
     except ValidationError as exc:  # NewerSchemaError arrives wrapped in here too
         raise RunFileError(f"{where}: bad run header: {_first_error(exc)}") from exc
 
+    written = header_obj.get("schema_version")  # as written (None: none): events are migrated from it
     events: list[Event] = []
     offset = len(lines[0]) + 1
     problem = None
@@ -214,7 +215,7 @@ def parse_run_bytes(data: bytes, path: Path | None = None, stream_problem: str |
             problem = f"line {number} is incomplete (no newline)"
             break
         try:
-            event = parse_event(json.loads(raw))
+            event = parse_event(json.loads(raw), written)
         except ValidationError as exc:
             problem = f"line {number} is not a valid event: {_first_error(exc)}"
             break

@@ -35,8 +35,8 @@ from typing import Any, Literal, Union, get_args, get_origin
 import msgspec
 from pydantic import BaseModel
 
-from citeloop.trajectories.events import DECISION_TYPES, BaseEvent, Event
-from citeloop.trajectories.header import RunHeader
+from citeloop.trajectories.events import DECISION_TYPES, RENAMED_TAGS, BaseEvent, Event
+from citeloop.trajectories.header import SCHEMA_VERSION, RunHeader
 from citeloop.trajectories.runfile import RunFileError, decompress_run_bytes, parse_run_bytes
 
 EVENT_CLASSES: dict[str, type[BaseEvent]] = {cls.model_fields["type"].default: cls for cls in get_args(Event)}
@@ -66,9 +66,9 @@ NEEDED: dict[str, Need] = {
     "document_read": {"doc_id": VALUE, "status": VALUE, "attempts": VALUE},
     "text_blob": {"digest": VALUE, "text": VALUE},
     "claim_drafted": {"claim": {"claim_id": VALUE, "text": VALUE, "card_ids": VALUE}},
-    "verdict": {"record": {"claim_id": VALUE, "verdict": VALUE, "checker": VALUE, "support": VALUE}},
-    "rewrite": {"claim_id": VALUE, "new_text": VALUE},
-    "drop": {"claim_id": VALUE, "reason": VALUE},
+    "verdict_reached": {"record": {"claim_id": VALUE, "verdict": VALUE, "checker": VALUE, "support": VALUE}},
+    "claim_rewritten": {"claim_id": VALUE, "new_text": VALUE},
+    "claim_dropped": {"claim_id": VALUE, "reason": VALUE},
     "run_finished": {"outcome": {"status": VALUE, "stop_reason": VALUE, "counts": VALUE, "metrics": VALUE}},
     "run_meta": {"wall_ms": VALUE},
 }
@@ -135,17 +135,28 @@ def _struct(model: type[BaseModel], need: Need, name: str, tag: str | None = Non
     return msgspec.defstruct(name, fields, gc=False, **options)
 
 
-def derive_line_types(needed: dict[str, Need]) -> dict[type[msgspec.Struct], str]:
-    """One tagged struct per event type of the `Event` union (struct -> type name)."""
+def derive_line_types(needed: dict[str, Need], tags: dict[str, str] | None = None) -> dict[type[msgspec.Struct], str]:
+    """One tagged struct per event type of the `Event` union (struct -> type name). `tags`
+    maps a type name to the tag its lines carry where that differs (older schema versions)."""
     unknown = set(needed) - EVENT_TYPES
     if unknown:
         raise TypeError(f"store decoder: no event type {', '.join(sorted(unknown))} in the Event union")
-    return {_struct(EVENT_CLASSES[t], BASE_NEED | needed.get(t, {}), f"_{t}", tag=t): t for t in sorted(EVENT_TYPES)}
+    tags = tags or {}
+    return {_struct(EVENT_CLASSES[t], BASE_NEED | needed.get(t, {}), f"_{t}", tag=tags.get(t, t)): t
+            for t in sorted(EVENT_TYPES)}
 
 
 LINE_TYPES = derive_line_types(NEEDED)
 """The struct each event line decodes into -> its event type."""
+LEGACY_LINE_TYPES = LINE_TYPES | {
+    struct: t for struct, t in derive_line_types(NEEDED, {new: old for old, new in RENAMED_TAGS.items()}).items()
+    if t in RENAMED_TAGS.values()}
+"""For files written before schema version 4 (or without a version), whose lines carry the old
+tags of `events.RENAMED_TAGS`: the old tags as well as the current ones (no old tag is a new
+one); the rows get the current type names."""
+LINE_KINDS = LEGACY_LINE_TYPES
 LINES_DECODER = msgspec.json.Decoder(list[Union[tuple(LINE_TYPES)]])  # noqa: UP007 - a runtime union
+LEGACY_LINES_DECODER = msgspec.json.Decoder(list[Union[tuple(LEGACY_LINE_TYPES)]])  # noqa: UP007
 _LINE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
 _PLAIN = EVENT_TYPES - set(NEEDED)
 _KINDS = {t: t.removesuffix("_decision") for t in DECISION_TYPES}
@@ -156,10 +167,13 @@ _JSON_SPACE = re.compile(rb"[ \t\r\n]")
 _SCHEMA_VERSION = re.compile(rb'"schema_version":\s*(\d+)')
 
 
-def decode_lines(body: bytes) -> list[msgspec.Struct]:
+def decode_lines(body: bytes, schema_version: int | None = SCHEMA_VERSION) -> list[msgspec.Struct]:
     """Event lines (each ending in a newline) decoded in one call: as one JSON array, since no
-    JSON text holds a raw newline, and a blank line leaves two commas in a row, which fails."""
-    return LINES_DECODER.decode(b"[" + body[:-1].replace(b"\n", b",") + b"]")
+    JSON text holds a raw newline, and a blank line leaves two commas in a row, which fails.
+    `schema_version` is the file's as written (None: the header has none); before 4, lines may
+    carry the old tags, and decode into the `LEGACY_LINE_TYPES` structs."""
+    decoder = LEGACY_LINES_DECODER if schema_version is None or schema_version < 4 else LINES_DECODER
+    return decoder.decode(b"[" + body[:-1].replace(b"\n", b",") + b"]")
 
 
 def _choice_text(raw: msgspec.Raw) -> str | None:
@@ -304,7 +318,7 @@ def _fill(f: DecodedFile, body: bytes, exact: bool) -> bool:
     if not body:
         return True
     try:
-        events: list[Any] = decode_lines(body)
+        events: list[Any] = decode_lines(body, f.schema_version)
         if exact:
             body.decode("utf-8")
     except (UnicodeDecodeError, *_LINE_ERRORS):
@@ -314,7 +328,7 @@ def _fill(f: DecodedFile, body: bytes, exact: bool) -> bool:
     if (exact and body.count(b"\n") != n) or [e.seq for e in events] != list(range(n)) or any(
             e.run_id != run_id for e in events):
         return False
-    kinds = LINE_TYPES
+    kinds = LINE_KINDS
     types = [kinds[type(e)] for e in events]
     f.n_events, f.type = n, types
     f.parent_seq = [e.parent_seq for e in events]
@@ -364,15 +378,15 @@ def _fill(f: DecodedFile, body: bytes, exact: bool) -> bool:
             if cid not in drafted:
                 drafted[cid] = (seq, ev.subq, claim and claim.text,
                                 None if claim is None or claim.card_ids is None else encode(claim.card_ids).decode())
-        elif t == "verdict":
+        elif t == "verdict_reached":
             record = ev.record
             if record is not None and record.claim_id is not None:
                 n_checks = checks[record.claim_id][3] if record.claim_id in checks else 0
                 checks[record.claim_id] = (record.verdict, record.checker, record.support, n_checks + 1)
-        elif t == "rewrite":
+        elif t == "claim_rewritten":
             if ev.claim_id is not None:
                 rewrites[ev.claim_id] = ev.new_text
-        elif t == "drop":
+        elif t == "claim_dropped":
             if ev.claim_id is not None:
                 drops[ev.claim_id] = ev.reason
         elif t == "run_finished":

@@ -21,7 +21,8 @@
 
 Event payloads are the lines as written, less the leading `run_id, seq, parent_seq, subq,
 type` fields (kept in the shape their schema version wrote; `runs.schema_version` says
-which). The rows of `decisions`, `tool_calls` and `claims` come from the decoder as tuples
+which). The `type` column holds the current tag, also for lines of files written before
+a tag was renamed (`events.RENAMED_TAGS`). The rows of `decisions`, `tool_calls` and `claims` come from the decoder as tuples
 in these schemas' column order.
 """
 

@@ -23,7 +23,7 @@ function timelineEvent(run, e) {
     row.appendChild(el("button", {class: "linkish small", text: "evidence", onclick: () => openEvidence(run, e.data.card.card_id, (run.cards[e.data.card.card_id].cited_by || [])[0])}));
   } else if (e.decision) {
     row.appendChild(el("button", {class: "linkish small", text: "inspect", onclick: () => inspectDecision(e.seq)}));
-  } else if (e.type === "verdict") {
+  } else if (e.type === "verdict_reached") {
     row.insertBefore(verdictBadge(e.data.record.verdict), row.lastChild);
   }
   if (e.type === "search_result" && e.data.response.hits.length) {
