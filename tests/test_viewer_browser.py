@@ -114,6 +114,20 @@ def test_citation_opens_the_evidence_card(browser: Any, pages: dict[str, Any]) -
     _no_errors(browser)
 
 
+def test_the_report_states_its_answer_first(browser: Any, pages: dict[str, Any]) -> None:
+    _open(browser, pages["paths"]["run"])
+    answer = next(e for e in pages["a"].events if e.type == "report_written").report.answer
+    box = browser.find_element(By.CSS_SELECTOR, ".box.answer")
+    assert box.text.startswith("Answer: ")
+    if answer.status == "answered":
+        assert box.find_element(By.CSS_SELECTOR, ".answer-text").text == answer.text
+        assert box.find_elements(By.CSS_SELECTOR, "button.cite"), "the answer's citations are clickable"
+    else:
+        assert answer.reason in box.text
+    _shot(browser, "answer")
+    _no_errors(browser)
+
+
 def test_timeline_decisions_and_event_search(browser: Any, pages: dict[str, Any]) -> None:
     _open(browser, pages["paths"]["run"])
     run = pages["a"]

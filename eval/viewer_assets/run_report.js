@@ -33,6 +33,18 @@ function renderReport(node) {
     renderClaimFates(node, run);
     return;
   }
+  const answer = report.answer;
+  if (answer) {
+    const cited = [];
+    for (const sec of report.sections) for (const rc of sec.claims)
+      if (answer.claim_ids.includes(rc.claim_id)) for (const cid of rc.citations) cited.push([cid, rc.claim_id]);
+    node.appendChild(el("div", {class: "box answer"}, el("b", {text: "Answer: "}),
+      answer.status === "answered"
+        ? [el("span", {class: "answer-text", text: answer.text}), " ", cited.map(([c, cl]) => citeButton(run, c, cl)),
+           el("div", {class: "small muted", text: answer.confidence + " evidence; " + answer.reason})]
+        : el("span", {class: "muted", text: answer.status.replace("_", " ") + ": " + answer.reason +
+            (answer.candidates.length ? " (candidates: " + answer.candidates.join(", ") + ")" : "")})));
+  }
   if (Object.keys(report.resolved_entities || {}).length) {
     node.appendChild(el("div", {class: "box small"}, el("b", {text: "Entities found along the way: "}),
       Object.entries(report.resolved_entities).map(([sq, name]) => sq + " → " + name).join("; ")));
