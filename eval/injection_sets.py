@@ -25,6 +25,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from citeloop.eval.injection_docs import InjectionTemplate
+from citeloop.trajectories.errors import validation_message
 
 SETS_DIR = Path(__file__).parent / "data" / "injection"
 MANIFEST = SETS_DIR / "manifest.yaml"
@@ -121,9 +122,7 @@ def status_of(group: str) -> Status:
 
 
 def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"{where}: {err['msg']}" if where else err["msg"]
+    return validation_message(exc, first_only=True)
 
 
 def load_set_file(path: Path, group: str) -> tuple[InjectionTemplate, ...]:

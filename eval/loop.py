@@ -42,6 +42,7 @@ from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card, write_dataset
 from citeloop.training.pairs import export_pairs
 from citeloop.training.sft import split_of
+from citeloop.trajectories.errors import ErrorWording, validation_message
 
 
 class LoopError(ValueError):
@@ -116,8 +117,7 @@ def load_loop_config(path: Path) -> LoopConfig:
     try:
         return LoopConfig.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
-        raise LoopError(f"{path}: {problems}") from exc
+        raise LoopError(f"{path}: {validation_message(exc, ErrorWording(whole='(top)'))}") from exc
 
 
 def _research_config(base: dict[str, Any], overrides: dict[str, Any]) -> ResearchConfig:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Literal, NamedTuple
 
 import yaml
+from citeloop.trajectories.errors import validation_message
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CUES_PATH = Path(__file__).parent / "data" / "injection_cues.yaml"
@@ -189,8 +190,7 @@ def load_catalogue(path: Path = CUES_PATH) -> Catalogue:
     except yaml.YAMLError as exc:
         raise CueCatalogueError(f"{path}: not YAML ({exc})") from exc
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise CueCatalogueError(f"{path}: {'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
+        raise CueCatalogueError(f"{path}: {validation_message(exc, first_only=True)}") from exc
 
     def phrases(part: PhraseList) -> tuple[PhraseCue, ...]:
         return tuple(PhraseCue(p, _lead(p), _phrase_pattern(p)) for group in part.cues for p in group.phrases)

@@ -16,6 +16,7 @@ from typing import IO, Protocol
 
 from pydantic import ValidationError
 
+from citeloop.trajectories.errors import validation_message
 from citeloop.trajectories.events import NONDETERMINISTIC_TYPES, BaseEvent, Event, TextBlob, parse_event
 from citeloop.trajectories.header import RunHeader
 
@@ -269,9 +270,4 @@ def _json_msg(exc: ValueError) -> str:
 
 
 def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(part) for part in err["loc"])
-    # A ValueError raised by a validator: its own message, without pydantic's "Value error, ".
-    cause = err.get("ctx", {}).get("error")
-    msg = str(cause) if err["type"] == "value_error" and cause is not None else err["msg"]
-    return f"{loc}: {msg}" if loc else msg
+    return validation_message(exc, first_only=True)

@@ -21,6 +21,7 @@ from citeloop.runtime.llm.prompts import (
     RenderedPrompt,
 )
 from citeloop.runtime.llm.record import chat_and_record, record_reply
+from citeloop.trajectories.errors import ErrorWording, validation_message
 
 __all__ = [
     "ChatClient", "Constraint", "DataItem", "FakeChatClient", "ModelEndpoint", "ModelReply", "OpenAIChatClient",
@@ -42,9 +43,8 @@ def model_spec(text: str) -> str | ModelEndpoint:
     try:
         return ModelEndpoint.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise ValueError(f"{text}: not a model endpoint ({first['msg']} at "
-                         f"{'.'.join(map(str, first['loc']))})") from exc
+        problem = validation_message(exc, ErrorWording(other="{msg} at {loc}"), first_only=True)
+        raise ValueError(f"{text}: not a model endpoint ({problem})") from exc
 
 
 def make_client(spec: str | ModelEndpoint | dict, cache: ResponseCache | None = None) -> ChatClient:

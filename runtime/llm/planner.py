@@ -33,6 +33,7 @@ from citeloop.runtime.planner import (
 from citeloop.runtime.recorder import Recorder
 from citeloop.trajectories.events import PartFallback
 from citeloop.trajectories.models import Plan
+from citeloop.trajectories.errors import ErrorWording, validation_message
 
 PLAN_PROMPT = "plan_research"
 _FIXED = {"question", "assumptions"}
@@ -111,7 +112,7 @@ class LLMPlanner:
         try:
             plan = Plan.model_validate({**fields, "question": question, "assumptions": ASSUMPTIONS})
         except ValidationError as exc:
-            errors = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in exc.errors()[:5])
+            errors = validation_message(exc.errors()[:5], ErrorWording(whole="(top)"))
             return None, f"reply does not fit the plan model ({errors})"
         plan = self._with_needs(plan)
         try:

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from citeloop.runtime.injection import as_data_block, strip_invisible
 from citeloop.runtime.registry import read_yaml_mapping
 from citeloop.trajectories.events import ModelMessage
+from citeloop.trajectories.errors import ErrorWording, validation_message
 
 PROMPTS_DIR = Path(__file__).resolve().parents[2] / "configs" / "prompts"
 UNDECIDABLE = "undecidable"
@@ -164,7 +165,7 @@ def load_prompt_file(path: str | Path) -> PromptSpec:
         inner = [e.get("ctx", {}).get("error") for e in errors]
         if len(errors) == 1 and isinstance(inner[0], PromptError):
             raise PromptError(f"{path}: {inner[0]}") from exc
-        detail = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}" for e in errors)
+        detail = validation_message(errors, ErrorWording(whole="(top)"))
         raise PromptError(f"{path}: invalid prompt file: {detail}") from exc
     if spec.id != path.stem:
         raise PromptError(f"{path}: id {spec.id!r} must equal the file name {path.stem!r}")
