@@ -28,6 +28,7 @@ import string
 from collections import Counter
 from collections.abc import Sequence
 
+from citeloop.filters import citations, intermediate
 from citeloop.filters.view import RunView
 
 _PUNCTUATION = set(string.punctuation)
@@ -82,9 +83,7 @@ def answer_match(prediction: str | None, gold: Sequence[str]) -> tuple[float, fl
 
 
 def plan_coverage(view: RunView) -> float | None:
-    from citeloop.filters.intermediate import coverage
-
-    return coverage(view)
+    return intermediate.coverage(view)
 
 
 def question_coverage(view: RunView) -> float | None:
@@ -105,8 +104,6 @@ def cited_sources(view: RunView) -> set[str]:
 
 def run_score(view: RunView) -> float | None:
     """The gold-free run score (module docstring)."""
-    from citeloop.filters import citations
-
     stated = answer_stated(view)
     if stated is None:
         return None

@@ -29,7 +29,7 @@ from importlib import resources
 
 import yaml
 
-from citeloop.runtime.bridging import CALENDAR_WORDS, proximity, relation_cue_terms, relation_terms
+from citeloop.runtime.bridging import CALENDAR_WORDS, proximity, relation_cue_terms, relation_terms, term_positions
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
@@ -76,9 +76,8 @@ def _has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
     return any(f" {p} " in low for p in phrases)
 
 
-def question_options(question: str) -> list[str]:
-    """The options a question names: "..., A or B?" or "Was A or B born first?" -> [A, B]."""
-    return either_or_options(question)
+question_options = either_or_options
+"""The options a question names: "..., A or B?" or "Was A or B born first?" -> [A, B]."""
 
 
 def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
@@ -141,8 +140,8 @@ def number_mentions(sentence: str) -> list[Mention]:
 
 
 def _nearness(sentence: str, start: int, relation: set[str]) -> float:
-    words = tokenize(sentence)
-    hits = [i for i, w in enumerate(words) if w in relation or (content_terms(w) and content_terms(w)[0] in relation)]
+    """1 for a value right at a word of the relation, less further away."""
+    hits = term_positions(tokenize(sentence), relation)
     if not hits:
         return 0.0
     gap = min(abs(h - start) for h in hits)
@@ -204,7 +203,7 @@ def _subject_names(plan: Plan, sid: str, resolved: dict[str, str]) -> list[str]:
     return [resolved[d] for d in sq.depends_on if resolved.get(d)] + list(plan.entities)
 
 
-def _is_subject(name: str, card: EvidenceCard, subjects: list[str], question_tokens: set[str]) -> bool:
+def _is_subject(name: str, subjects: list[str], question_tokens: set[str]) -> bool:
     tokens = tokenize(name)
     if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
         return True
@@ -293,7 +292,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
         else:
             place, origin = _has_phrase(question, cues().place_cues), _has_phrase(question, cues().origin_cues)
             for name in _names_in(quote, titles):
-                if _is_subject(name, card, subjects, question_tokens):
+                if _is_subject(name, subjects, question_tokens):
                     continue
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1)
                 if _is_modifier(quote, name):
@@ -315,6 +314,17 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
 # --------------------------------------------------------------------------- the answer
 
 
+def comparison_value(question: str) -> tuple[AnswerKind, bool] | None:
+    """(what is compared, whether the highest wins) for "Which came out first, A or B?"
+    ("date", False); None when the question names no one direction."""
+    c = cues()
+    words = set(tokenize(question))
+    lowest, highest = bool(words & c.lowest_wins), bool(words & c.highest_wins)
+    if lowest == highest:
+        return None
+    return ("date" if words & c.date_comparisons else "number"), highest
+
+
 def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     """Sub-question id -> a test for sentences that could state its part of the answer: the
     answer hop's claims are written from those first, so the sentence that holds the date or
@@ -322,11 +332,10 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     kind = answer_kind(plan.question, plan)
     options = option_hops(plan)
     if kind == "choice" and len(options) >= 2:
-        words = set(tokenize(plan.question))
-        c = cues()
-        if bool(words & c.lowest_wins) == bool(words & c.highest_wins):
+        compared = comparison_value(plan.question)
+        if compared is None:
             return {}
-        value_kind: AnswerKind = "date" if words & c.date_comparisons else "number"
+        value_kind = compared[0]
         return {sid: (lambda q, sid=sid: states_kind(value_kind, plan.question, hop_relation(plan, sid), q))
                 for _, sid in options}
     if kind not in ("entity", "date", "number"):
@@ -420,14 +429,13 @@ def _yes_no_single(plan: Plan, sid: str, sentences, statuses, confidence) -> Ans
 
 def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evidence: ReportEvidence,
               statuses: dict[str, str], confidence: ConfidenceOf) -> Answer:
-    c = cues()
     words = set(tokenize(plan.question))
-    lowest, highest = bool(words & c.lowest_wins), bool(words & c.highest_wins)
     missing = [sid for _, sid in options if not evidence.sentences(sid)]
     if missing:
         return _missing(kind, missing, statuses, "an option has no kept claim")
-    if kind == "choice" and lowest != highest:
-        value_kind: AnswerKind = "date" if words & c.date_comparisons else "number"
+    compared = comparison_value(plan.question)
+    if kind == "choice" and compared is not None:
+        value_kind, highest = compared
         values = []
         for name, sid in options:
             found = best_span(value_kind, evidence.sentences(sid), hop_relation(plan, sid), [name], plan.question)

@@ -38,6 +38,11 @@ def names_title(title: str, names: set[str]) -> bool:
                                            for n in names)
 
 
+def term_positions(words: list[str], terms: set[str]) -> list[int]:
+    """Positions of the words (tokens) that are, or stem to, one of `terms`."""
+    return [i for i, w in enumerate(words) if w in terms or (content_terms(w) and content_terms(w)[0] in terms)]
+
+
 def proximity(quote: str, name: str, question_terms: set[str]) -> float:
     """1.0 when a question word sits right next to the name ("the soap opera Neighbours"), less further away."""
     words = tokenize(quote)
@@ -45,8 +50,7 @@ def proximity(quote: str, name: str, question_terms: set[str]) -> float:
     if not name_words:
         return 0.0
     starts = [i for i in range(len(words)) if words[i : i + len(name_words)] == name_words]
-    hits = [i for i, w in enumerate(words)
-            if w in question_terms or (content_terms(w) and content_terms(w)[0] in question_terms)]
+    hits = term_positions(words, question_terms)
     if not starts or not hits:
         return 0.0
     gap = min(abs(h - s) if h < s else abs(h - (s + len(name_words) - 1)) for s in starts for h in hits)

@@ -126,8 +126,7 @@ def _model(spec: str | None) -> str | ModelEndpoint | None:
 def _resume(path: Path, corpus: Path | None, as_json: bool) -> None:
     from citeloop.runtime.resume import resume_run
 
-    with replay_cli.user_errors():
-        outcome = resume_run(path, corpus)
+    outcome = resume_run(path, corpus)
     payload = {"run_id": outcome.run_id, "trajectory": str(outcome.path), "kept_events": outcome.kept,
                "appended_events": outcome.appended, "was": outcome.problem or "complete up to its last line",
                "outcome": outcome.result.outcome.model_dump(mode="json") if outcome.result else None}

@@ -7,9 +7,7 @@ that cannot be carried out (one `error: ...` line on stderr, nothing written).
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,31 +20,6 @@ if TYPE_CHECKING:
     from citeloop.runtime.replay import ReplayCheck, ReplayRun
 
 console = Console()
-
-
-def _user_error_classes() -> tuple[type[Exception], ...]:
-    """The errors of a request that cannot be carried out (imported when a command runs)."""
-    from citeloop.runtime.config import ConfigError
-    from citeloop.runtime.corpus import CorpusError
-    from citeloop.runtime.planner import PlanValidationError, QuestionError
-    from citeloop.runtime.policies import PolicyError
-    from citeloop.runtime.replay import ReplayError
-    from citeloop.runtime.rescore import ScorerError
-    from citeloop.trajectories.diff import DiffError
-    from citeloop.trajectories.runfile import RunFileError
-
-    return (ReplayError, RunFileError, PolicyError, ConfigError, CorpusError, PlanValidationError, QuestionError,
-            ScorerError, DiffError)
-
-
-@contextlib.contextmanager
-def user_errors() -> Iterator[None]:
-    """A request that cannot be carried out: one line on stderr, exit code 2."""
-    errors = _user_error_classes()
-    try:
-        yield
-    except errors as exc:
-        raise CommandError(str(exc), 2) from exc
 
 
 def _print_check(check: ReplayCheck, path: Path) -> None:
@@ -113,30 +86,29 @@ def replay(
     from citeloop.runtime.swap import swap_run
     from citeloop.trajectories.runfile import read_run
 
-    with user_errors():
-        modes = [m for m, on in (("--check", check), ("--swap", swap is not None), ("--branch", branch is not None)) if on]
-        if len(modes) != 1:
-            raise ReplayError(f"choose exactly one of --check, --swap, --branch (got {', '.join(modes) or 'none'})")
-        if branch is None and (action is not None or then is not None):
-            raise ReplayError("--action and --then go with --branch")
-        loaded = read_run(run)
-        if check:
-            result = check_run(loaded)
-            if as_json:
-                typer.echo(result.model_dump_json(indent=2))
-            else:
-                _print_check(result, run)
-            if result.divergence is not None:
-                raise CommandError("", 1)  # the report above says why
-            if result.damaged:
-                raise CommandError("", 3)
-            return
-        if swap is not None:
-            _print_run(swap_run(loaded, swap, out, corpus), as_json, f"swap {swap}")
-            return
-        if action is None:
-            raise ReplayError("--branch needs --action CHOICE")
-        _print_run(branch_run(loaded, branch, action, then, out, corpus), as_json, f"branch at seq {branch} -> {action}")
+    modes = [m for m, on in (("--check", check), ("--swap", swap is not None), ("--branch", branch is not None)) if on]
+    if len(modes) != 1:
+        raise ReplayError(f"choose exactly one of --check, --swap, --branch (got {', '.join(modes) or 'none'})")
+    if branch is None and (action is not None or then is not None):
+        raise ReplayError("--action and --then go with --branch")
+    loaded = read_run(run)
+    if check:
+        result = check_run(loaded)
+        if as_json:
+            typer.echo(result.model_dump_json(indent=2))
+        else:
+            _print_check(result, run)
+        if result.divergence is not None:
+            raise CommandError("", 1)  # the report above says why
+        if result.damaged:
+            raise CommandError("", 3)
+        return
+    if swap is not None:
+        _print_run(swap_run(loaded, swap, out, corpus), as_json, f"swap {swap}")
+        return
+    if action is None:
+        raise ReplayError("--branch needs --action CHOICE")
+    _print_run(branch_run(loaded, branch, action, then, out, corpus), as_json, f"branch at seq {branch} -> {action}")
 
 
 def rescore(
@@ -152,9 +124,8 @@ def rescore(
     from citeloop.runtime.rescore import resolve_scorer
     from citeloop.trajectories.runfile import read_run
 
-    with user_errors():
-        resolved = resolve_scorer(scorer)
-        results = [resolved.rescore(read_run(path)) for path in runs]
+    resolved = resolve_scorer(scorer)
+    results = [resolved.rescore(read_run(path)) for path in runs]
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in results], indent=2, ensure_ascii=False))
         return
