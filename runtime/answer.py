@@ -29,7 +29,7 @@ from importlib import resources
 
 import yaml
 
-from citeloop.runtime.bridging import CALENDAR_WORDS, proximity, relation_cue_terms, relation_terms, term_positions
+from citeloop.runtime.bridging import CALENDAR_WORDS, KIND_WEIGHT, kind_nearness, proximity, relation_cue_terms, relation_terms, term_positions
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
@@ -59,6 +59,8 @@ class Cues:
     shared_value_cues: frozenset[str]
     place_cues: tuple[str, ...]
     origin_cues: tuple[str, ...]
+    region_nouns: frozenset[str]
+    town_nouns: frozenset[str]
 
 
 @cache
@@ -68,7 +70,8 @@ def cues() -> Cues:
     return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["number_cues"]),
                 frozenset(data["lowest_wins"]), frozenset(data["highest_wins"]),
                 frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
-                tuple(data["place_cues"]), tuple(data["origin_cues"]))
+                tuple(data["place_cues"]), tuple(data["origin_cues"]), frozenset(data["region_nouns"]),
+                frozenset(data["town_nouns"]))
 
 
 def _has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
@@ -185,6 +188,13 @@ class ReportEvidence:
     def titles(self) -> set[str]:
         return {card.title.split(" (")[0] for card in self.cards.values()}
 
+    def described(self) -> dict[str, list[str]]:
+        """Short page title -> the quotes of its cards (what its own article says it is)."""
+        out: dict[str, list[str]] = {}
+        for card in self.cards.values():
+            out.setdefault(card.title.split(" (")[0], []).append(card.quote)
+        return out
+
     def sentences(self, sid: str) -> list[tuple[ReportClaim, EvidenceCard]]:
         return [(c, self.cards[cid]) for c in self.claims.get(sid, []) for cid in c.citations if cid in self.cards]
 
@@ -224,7 +234,9 @@ def _is_modifier(sentence: str, name: str) -> bool:
 
 
 def _after_place_word(sentence: str, name: str) -> bool:
-    return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?" + re.escape(name), sentence) is not None
+    """"in Tenby", "from the Bronx", or the region after a town: "from Portland, Oregon"."""
+    town = r"(?:[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*,\s+)?"
+    return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?" + town + re.escape(name), sentence) is not None
 
 
 def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str) -> bool:
@@ -264,13 +276,46 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
     for span in entity_spans(quote):
         span = _PRONOUN_AFTER.sub("", span).strip()
         longer = [t for t in named_titles if span in t and span != t]
-        names.append(max(longer, key=len) if longer else span)
+        if longer:
+            names.append(max(longer, key=len))
+        else:
+            # "NBA TV's NBA Inside Stuff": the owner and the thing owned are two names (but
+            # "People's Republic of China" is one: the owner must be a name of two words).
+            parts = re.split(r"['’]s\s+", span, maxsplit=1)
+            names += parts if len(parts) == 2 and len(parts[0].split()) >= 2 else [span]
     return list(dict.fromkeys([*names, *(t for t in named_titles if t not in names)]))
 
 
+def _place_level(quote: str, name: str, finds: str) -> tuple[str, float]:
+    """A place as the question asks it: "Portland, Oregon" answers "what state" with Oregon
+    (the name after the comma) and "what city" with all of it ("Canton, Massachusetts")."""
+    c = cues()
+    if finds in c.town_nouns:
+        grown = re.search(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)", quote)
+        return (f"{name}, {grown.group(1).rstrip('.')}", 0.3) if grown else (name, 0.0)
+    if finds in c.region_nouns:
+        if re.search(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b", quote):
+            return name, 0.6  # the region after a town's name
+        if re.search(re.escape(name) + r",\s+[A-Z]", quote):
+            return name, -0.3  # the town before its region
+    return name, 0.0
+
+
+def _described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:
+    """Does a card from the name's own article call it a `finds` ("Sandra Oh ... is a
+    Canadian actress")? `described`: short page title -> quotes of its cards."""
+    if not finds:
+        return False
+    stem = set(content_terms(finds))
+    return any(stem & set(content_terms(q)) for q in described.get(name, ()))
+
+
 def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]], relation: set[str],
-              subjects: list[str], question: str, titles: set[str] = frozenset()) -> list[Found]:
-    """Candidate answers in the cited sentences, best first. `titles`: pages read in the run."""
+              subjects: list[str], question: str, titles: set[str] = frozenset(), finds: str = "",
+              described: dict[str, list[str]] | None = None) -> list[Found]:
+    """Candidate answers in the cited sentences, best first. `titles`: pages read in the run;
+    `finds`: the word for what the question asks ("station"), next to which the answer stands
+    or which its own article's cards (`described`) call it."""
     question_tokens = set(tokenize(question))
     death = bool(DEATH_WORDS & question_tokens)
     found: dict[str, Found] = {}
@@ -294,7 +339,10 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
             for name in _names_in(quote, titles):
                 if _is_subject(name, subjects, question_tokens):
                     continue
-                score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1)
+                name, level = _place_level(quote, name, finds)
+                score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
+                    + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
+                                        float(_described_as(name, finds, described or {})))
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
                     # the question asks where someone is from.
@@ -396,7 +444,7 @@ def _single(plan: Plan, kind: AnswerKind, sid: str, evidence: ReportEvidence, st
     if kind == "yes_no":
         return _yes_no_single(plan, sid, sentences, statuses, confidence)
     found = best_span(kind, sentences, hop_relation(plan, sid), _subject_names(plan, sid, resolved), plan.question,
-                      evidence.titles())
+                      evidence.titles(), sq.finds, evidence.described())
     if not found:
         return _missing(kind, [sid], statuses, f"no {kind} in the cited sentences of {sid}")
     best = found[0]

@@ -23,6 +23,10 @@ CALENDAR_WORDS = frozenset(
 )
 
 
+KIND_WEIGHT = 0.8
+"""Bonus for a name standing right next to the word for what its hop looks for."""
+
+
 def names_title(title: str, names: set[str]) -> bool:
     """Does this document title name one of `names` (lowercase)? Ignores a "(disambiguation)"
     suffix, a leading article and one leading word of address, so "The Pulse of Life" names
@@ -110,15 +114,22 @@ def parent_bonus(quote: str, name: str, parent: str | None) -> float:
     return 0.5 if name in slot else 0.0
 
 
+def kind_nearness(quote: str, name: str, finds: str) -> float:
+    """How close the name stands to the word for what the hop looks for: "the television
+    series "Charmed"" is a series, "Lifetime's "Army Wives"" is not said to be one."""
+    return proximity(quote, name, set(content_terms(finds))) if finds else 0.0
+
+
 def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
-                           hop_query: str = "") -> list[str]:
+                           hop_query: str = "", finds: str = "") -> list[str]:
     """Names the cards mention that the question does not, best next-hop subject first.
 
     A candidate scores the relevance of the best card naming it, plus bonuses when that
     card comes from an anchor article (titled with an entity the question names), for
     names inside a quote (not just a document title), for multi-word names, for names that
     are titles the searches returned, for standing next to a relation word, and (when the hop
-    asks for a mother or father, `hop_query`) for the parent's place in "the son of A and B".
+    asks for a mother or father, `hop_query`) for the parent's place in "the son of A and B",
+    and for standing next to the word for what the hop looks for (`finds`: "the series X").
     """
     question_tokens = set(tokenize(plan.question))
     question_names = {e.lower() for e in plan.entities}
@@ -145,6 +156,7 @@ def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_title
             score += 0.4 if name in titles or name in seen_titles else 0.0
             score += 0.3 * proximity(card.quote, name, relations)
             score += parent_bonus(card.quote, name, parent)
+            score += KIND_WEIGHT * kind_nearness(card.quote, name, finds)
             if name not in best:
                 order.append(name)
             best[name] = max(best.get(name, 0.0), score)

@@ -27,7 +27,8 @@ class HopResolution:
 
     def _bridge_candidates(self, sid: str, on_topic: bool = True) -> list[str]:
         cards = self._on_topic_cards(sid) if on_topic else self._usable_cards(sid)
-        return rank_bridge_candidates(self.plan, cards, self.seen_titles, self.states[sid].sq.search_query)
+        sq = self.states[sid].sq
+        return rank_bridge_candidates(self.plan, cards, self.seen_titles, sq.search_query, sq.finds)
 
     def _update_status(self, state: SubQuestionState) -> None:
         sid = state.sq.id

@@ -23,10 +23,12 @@ SLOT = re.compile(r"\{(sq\d+)\}")
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
 RELATIVE = re.compile(
     r"(?<!\bto)(?<!\bin)(?<!\bof)(?<!\bby)(?<!\bfor)(?<!\bwith)(?<!\bat)(?<!\bfrom)(?<!\bon)"
-    r"(?<!\bis)(?<!\bwas)(?<!\bare)(?<!\bwere)"
+    r"(?<!\bis)(?<!\bwas)(?<!\bare)(?<!\bwere)(?<!ed)"  # "starred which actress" asks, it does not relate
     r"\s(?:,\s*)?\b(that|which|who|whose|where|when)\b\s",
     re.IGNORECASE,
 )
+# The question word of a clause (after its opening relative pronoun): "that aired on what station".
+ASKED = re.compile(r"\b(what|which|who|whom|whose|when|where|how)\b", re.IGNORECASE)
 COMPARISON_CUES = re.compile(
     r"\b(both|same|either|older|younger|earlier|later|first|more|less|fewer|larger|smaller|"
     r"longer|shorter|higher|lower|bigger|taller|closer|farther)\b",
@@ -65,6 +67,29 @@ def check_question(question: str) -> str:
     if not content_terms(cleaned):
         raise QuestionError(f"the question {cleaned!r} has no searchable words (only stopwords or punctuation)")
     return cleaned
+
+
+def asked_noun(text: str) -> str:
+    """The noun a question word asks for: "on what station" -> "station", "which California
+    city" -> "city" (names are skipped), "what crime family" -> "family"; "" for "what is ..."."""
+    match = re.search(r"\b(?:what|which)\s+([^?,;:()]+)", text, re.IGNORECASE)
+    if match is None:
+        return ""
+    noun = ""
+    for word in match.group(1).split()[:4]:
+        bare = word.strip("'\"")
+        if bare[:1].isupper() and not noun:
+            continue  # "which Queensland Senator ...": a name before the noun
+        low = bare.lower()
+        if low in STOPWORDS or not low.isalpha() or bare[:1].isupper():
+            break
+        noun = low
+    return noun
+
+
+def _names(text: str) -> list[str]:
+    """Named entities of a text, less a capitalised first word ("The state")."""
+    return [e for e in entity_spans(text) if e.lower() not in STOPWORDS and not e.isdigit()]
 
 
 def _words(text: str) -> str:
@@ -207,32 +232,48 @@ class RulePlanner:
         if clauses:
             return self._clause_chain(question, head, clauses, entities)
         entity_terms = {t for e in entities for t in content_terms(e)}
-        relation = [t for t in content_terms(body) if t not in entity_terms]
+        # The noun the question word asks for ("which actress") names the answer, not a relation.
+        asked = set(content_terms(asked_noun(body)))
+        relation = [t for t in content_terms(body) if t not in entity_terms and t not in asked]
         if entities and len(relation) <= self.settings.single_hop_terms:
             return self._anchor_then_answer(question, body, entities)
         return self._anchor_then_bridge(question, body, entities)
 
     def _clause_chain(self, question: str, head: str, clauses: list[str], entities: list[str]) -> Plan:
-        # Innermost clause first: "the film [that was shot in Leland]" -> find the film, then ask about it.
-        hops: list[tuple[str, str]] = []
+        """The hop that holds the question word is answered last. Usually that is the head:
+        "Who directed the film [that was shot in Leland]?" finds the film first (innermost
+        clause first), then asks about it. When the question word stands in the last clause
+        ("Drew Fuller starred in a series [that aired on what station]?") the head names the
+        entity to start from and the chain runs forwards: the series first, then its station.
+        (Only when the head names someone and the clause no one: in "the state where Henry
+        Worrall died has how many districts" the question word follows the clause's end.)
+        Each hop is (its text, the noun it finds, its query words)."""
         texts = [head, *clauses]
-        for depth in range(len(texts) - 1, -1, -1):
-            text = texts[depth]
-            noun = _words(texts[depth - 1]).split()[-1:] if depth > 0 else []
-            hops.append((text, " ".join(noun)))
+        hops: list[tuple[str, str, str]] = []
+        last = clauses[-1].split(" ", 1)[-1]
+        asked = ASKED.search(last)
+        if not ASKED.search(head) and asked and _names(head) and not _names(last[: asked.start()]):
+            for depth, text in enumerate(texts):
+                noun = _words(text if depth == 0 else texts[depth - 1]).split()[-1:]
+                hops.append((text, " ".join(noun), _words(text)))
+        else:
+            for depth in range(len(texts) - 1, -1, -1):
+                text = texts[depth]
+                noun = " ".join(_words(texts[depth - 1]).split()[-1:]) if depth > 0 else ""
+                # A clause drops its pronoun; the innermost one is searched with the noun it describes.
+                words = _words(text.split(" ", 1)[1]) if depth > 0 and " " in text else _words(text)
+                hops.append((text, noun, f"{noun} {words}".strip() if depth == len(texts) - 1 else words))
         subs: list[SubQuestion] = []
         axes: list[Axis] = []
-        for i, (text, noun) in enumerate(hops):
+        for i, (text, noun, words) in enumerate(hops):
             sid, aid = f"sq{i + 1}", f"a{i + 1}"
-            words = _words(text.split(" ", 1)[1] if i < len(hops) - 1 and " " in text else text)
             is_answer = i == len(hops) - 1
             if i == 0:
-                query = f"{noun} {words}".strip()
-                depends: list[str] = []
+                query, depends = words, []
             else:
-                query = f"{{sq{i}}} {words}".strip()
-                depends = [f"sq{i}"]
+                query, depends = f"{{sq{i}}} {words}".strip(), [f"sq{i}"]
             target = "the answer to the question" if is_answer else f"the {noun or 'entity'} {text}"
+            finds = asked_noun(text) if is_answer else noun
             axes.append(Axis(id=aid, title="Answer" if is_answer else f"Hop {i + 1}: the {noun or 'entity'} {text}"))
             subs.append(
                 SubQuestion(
@@ -245,11 +286,12 @@ class RulePlanner:
                     depends_on=depends,
                     weight=1.0,
                     expected_claims=[f"States {target}" + (f" (given {{sq{i}}})" if depends else "")],
+                    finds=finds,
                 )
             )
         premises = [
             Premise(id=f"p{i + 1}", text=f"There is a {noun or 'subject'} that {text.split(' ', 1)[-1]}", subq=f"sq{i + 1}")
-            for i, (text, noun) in enumerate(hops[:-1])
+            for i, (text, noun, _) in enumerate(hops[:-1])
         ]
         return Plan(
             question=question,
@@ -298,6 +340,7 @@ class RulePlanner:
             search_query=f"{anchor} {relation}".strip() if entities else words,
             stop_condition=f"one independent source about {anchor} whose quote states the answer",
             expected_claims=["States the answer to the question"],
+            finds=asked_noun(question),
         )
         return self._factoid(question, entities, anchor, [Axis(id="a1", title="Answer")], [sub])
 
@@ -324,6 +367,7 @@ class RulePlanner:
                 stop_condition="one independent source whose quote states the answer",
                 depends_on=["sq1"],
                 expected_claims=["States the answer to the question (given {sq1})"],
+                finds=asked_noun(question),
             ),
         ]
         axes = [Axis(id="a1", title=f"Background: {anchor}"), Axis(id="a2", title="Answer")]

@@ -164,3 +164,40 @@ def test_no_identical_query_is_issued_twice_in_a_run(kit: ResearchKit) -> None:
         run_research(question, kit, out_dir=None, sink=sink)
         queries = [e.query.lower() for e in sink.events if e.type == "query_issued"]
         assert len(queries) == len(set(queries)), queries
+
+
+def test_a_question_word_in_the_last_clause_runs_the_chain_forwards() -> None:
+    """"X starred in a series that aired on what network?": the series first (the name next
+    to the word "series", not the character's title), then its network."""
+    kit = _kit({**FILLER,
+                "Tam Ness": 'Tam Ness is an actor. He is best known for playing Gil Orme in the series "Harbour Watch".',
+                "Gil Orme": "Gil Orme is a fictional character portrayed by Tam Ness.",
+                "Harbour Watch": "Harbour Watch is a drama series that aired on the network Kestrel One."})
+    result, _ = run_research("Tam Ness starred in a series that aired on what network?", kit, out_dir=None,
+                             sink=MemorySink())
+    hops = result.report.answer
+    assert hops.text == "Kestrel One", hops
+
+
+@pytest.mark.parametrize(("asked", "expected"), [("what state", "Oregon"), ("what city", "Portland, Oregon")])
+def test_a_place_is_answered_at_the_level_the_question_asks(asked: str, expected: str) -> None:
+    kit = _kit({**FILLER, "Rona Vell": "Rona Vell is a singer-songwriter from Portland, Oregon."})
+    answer = run_research(f"Rona Vell comes from {asked}?", kit, out_dir=None,
+                          sink=MemorySink())[0].report.answer
+    assert answer.text == expected
+
+
+def test_the_thing_owned_is_a_name_of_its_own() -> None:
+    kit = _kit({**FILLER, "Dax Brill": "Dax Brill is a retired basketball player who hosts Rolo TV's Court Time Weekly."})
+    answer = run_research("What show does Dax Brill host?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == "Court Time Weekly"
+
+
+def test_the_answer_whose_own_article_names_the_asked_kind_wins() -> None:
+    """"which actress": of two names in the cited sentence, the one whose own page calls her an actress."""
+    kit = _kit({**FILLER,
+                "Night Ward": "Night Ward is a 1994 film that starred Lena Dobbs and Parker Hale as a surgeon.",
+                "Lena Dobbs": "Lena Dobbs is a Canadian actress known for stage roles.",
+                "Parker Hale": "Parker Hale is a Canadian rugby union club."})
+    answer = run_research("Night Ward starred which Canadian actress?", kit, out_dir=None, sink=MemorySink())[0]
+    assert answer.report.answer.text == "Lena Dobbs"

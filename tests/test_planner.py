@@ -153,3 +153,29 @@ def test_the_parent_asked_for_is_read_from_the_child_of_a_and_b() -> None:
     assert parent_bonus(quote, "Marie Leszczyńska", "mother") > parent_bonus(quote, "King Louis XV of France", "mother")
     assert parent_bonus(quote, "King Louis XV of France", "father") > parent_bonus(quote, "Marie Leszczyńska", "father")
     assert parent_bonus(quote, "Marie Leszczyńska", None) == 0.0
+
+
+@pytest.mark.parametrize(("question", "noun"), [
+    ("Drew Fuller starred in a series that originally broadcast on what station?", "station"),
+    ("Toad Hall is a hall in a university located in what Australian city?", "city"),
+    ("Which Danish heavy metal band from Copenhagen released a compilation album?", "band"),
+    ("What is the name of the band?", ""),
+    ("Who directed Angel Eyes?", ""),
+])
+def test_the_noun_a_question_word_asks_for(question: str, noun: str) -> None:
+    from citeloop.runtime.planner import asked_noun
+
+    assert asked_noun(question) == noun
+
+
+def test_a_question_word_in_the_last_clause_starts_from_the_named_entity() -> None:
+    plan = RulePlanner().plan("Drew Fuller starred in a series that originally broadcast on what station?")
+    first, last = plan.sub_questions
+    assert (first.depends_on, first.finds) == ([], "series")
+    assert "drew fuller" in first.search_query and "station" not in first.search_query
+    assert last.depends_on == ["sq1"] and last.search_query.startswith("{sq1}") and last.finds == "station"
+
+
+def test_a_question_word_after_a_clause_about_someone_keeps_the_innermost_first() -> None:
+    plan = RulePlanner().plan("The state where Henry Worrall died has how many congressional districts?")
+    assert "henry worrall" in plan.sub_questions[0].search_query

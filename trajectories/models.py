@@ -67,6 +67,10 @@ class SubQuestion(Frozen):
     """Claims the plan expects the report to state; fixed at plan time (coverage metric)."""
     expansion: bool = False
     """True for sub-questions added during the loop (capped at a third of the originals)."""
+    finds: str = ""
+    """The kind of thing the hop looks for, as the question words it ("series" in "starred
+    in a series that ...", "station" in "on what station"); empty when the question does not
+    say. A name standing next to this word in the evidence is the likelier one."""
 
 
 class Axis(Frozen):
