@@ -52,6 +52,12 @@ def event_summary(e: BaseEvent) -> str:
         return (f"{d.choice} after round {s.round} ({d.policy.name}: {_short(d.reason, 90)}); coverage "
                 f"{s.coverage:.2f}/{s.coverage_target:.2f}, searches {s.searches_used}/{s.searches_max}, "
                 f"reads {s.reads_used}/{s.reads_max}")
+    if t == "follow_decision":
+        chosen = d.candidates[d.choice].names if 0 <= d.choice < len(d.candidates) else ["?"]
+        return (f"follow {' + '.join(chosen)} ({len(d.candidates)} option(s) from {d.dep}; "
+                f"{d.policy.name}: {_short(d.reason, 80)})")
+    if t == "hard_limit":
+        return f"hard limit after round {d.round}: {d.limit} ({_short(d.reason, 90)})"
     if t == "query_issued":
         return f"query [{d.angle}]: {_short(d.query, 120)}"
     if t == "search_result":
@@ -115,16 +121,15 @@ def _phases(events: list[BaseEvent]) -> list[tuple[str, int]]:
     for e in events:
         if phase == "plan" and e.type != "plan_created":
             phase, rnd = "round", 1
-        if e.type in ("angle_decision", "stop_decision"):
+        if e.type in ("angle_decision", "stop_decision", "follow_decision"):
             rnd = e.state.round  # type: ignore[attr-defined]
-        elif e.type == "query_issued":
+        elif e.type in ("query_issued", "hard_limit"):
             rnd = e.round  # type: ignore[attr-defined]
         out.append((phase, rnd if phase == "round" else 0))
-        if e.type == "stop_decision":
-            if e.choice == "stop":  # type: ignore[attr-defined]
-                phase = "verify"
-            else:
-                rnd += 1
+        if e.type == "hard_limit" or e.type == "stop_decision" and e.choice == "stop":  # type: ignore[attr-defined]
+            phase = "verify"
+        elif e.type == "stop_decision":
+            rnd += 1
     return out
 
 

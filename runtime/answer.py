@@ -164,6 +164,15 @@ def option_hops(plan: Plan) -> list[tuple[str, str]]:
     return out
 
 
+def answer_hops(plan: Plan) -> list[str]:
+    """The hops the answer is read from: each compared option's, or the last original hop."""
+    kind = answer_kind(plan.question, plan)
+    options = option_hops(plan)
+    if kind in ("choice", "yes_no") and len(options) >= 2:
+        return [sid for _, sid in options]
+    return [answer_hop(plan)]
+
+
 def answer_hop(plan: Plan) -> str:
     originals = [sq for sq in plan.sub_questions if not sq.expansion]
     return originals[-1].id

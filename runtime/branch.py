@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from citeloop.runtime.engine import HARD_LIMIT
 from citeloop.runtime.policies import resolve_policies
 from citeloop.runtime.policies.scripted import ScriptDivergence
 from citeloop.runtime.rebuild import (
@@ -22,6 +21,7 @@ from citeloop.runtime.rebuild import (
     build_components,
     config_from_spec,
     policy_spec_of,
+    script_value,
     scripted_policies,
 )
 from citeloop.runtime.replay_runs import LiveCorpus, ReplayRun, execute, recorded_tools, write_run
@@ -39,7 +39,8 @@ def _ids(action: str) -> list[str]:
 def parse_action(event: BaseEvent, action: str) -> tuple[Any, Any]:
     """(value the scripted policy is forced to, value the decision event will record as `choice`).
 
-    They differ only for angles: the script matches queries, the event records an index.
+    They differ only for angles and follows: the script matches queries (names), the event
+    records an index.
     """
     action = action.strip()
     kind = event.type
@@ -60,6 +61,14 @@ def parse_action(event: BaseEvent, action: str) -> tuple[Any, Any]:
             raise ReplayError(f"--action {action!r} is neither a candidate index nor a candidate query; "
                               f"candidates: {listing}")
         return candidates[index], index
+    if kind == "follow_decision":
+        options = [" / ".join(c.names) for c in event.candidates]  # type: ignore[attr-defined]
+        listing = "; ".join(f"{i}: {o!r}" for i, o in enumerate(options))
+        if not action.isdigit() or not 0 <= int(action) < len(options):
+            raise ReplayError(f"--action {action!r} is not a candidate index of this follow decision; "
+                              f"candidates: {listing}")
+        index = int(action)
+        return list(event.candidates[index].names), index  # type: ignore[attr-defined]
     ids = _ids(action)
     if len(set(ids)) != len(ids):
         raise ReplayError(f"--action {action!r} names an id twice")
@@ -79,18 +88,17 @@ def parse_action(event: BaseEvent, action: str) -> tuple[Any, Any]:
 
 def decision_at(run: RunFile, seq: int) -> BaseEvent:
     """The decision event at `seq`, or a clear error saying which seqs are decisions."""
-    decisions = [e for e in run.events if e.type in DECISION_TYPES
-                 and not (e.type == "stop_decision" and e.policy == HARD_LIMIT)]  # type: ignore[attr-defined]
+    decisions = [e for e in run.events if e.type in DECISION_TYPES]
     some = ", ".join(f"{e.seq} ({e.type})" for e in decisions[:8]) + (" ..." if len(decisions) > 8 else "")
     event = next((e for e in run.events if e.seq == seq), None)
     if event is None:
         raise ReplayError(f"{run.run_id} has no event at seq {seq} (it has {len(run.events)} events); "
                           f"decisions: {some}")
-    if event.type == "stop_decision" and event.policy == HARD_LIMIT:  # type: ignore[attr-defined]
+    if event.type == "hard_limit":
         raise ReplayError(f"seq {seq} is a hard-limit stop: the engine stopped without asking a policy, so there "
                           f"is no choice to force; decisions: {some}")
     if event.type not in DECISION_TYPES:
-        raise ReplayError(f"seq {seq} is a {event.type} event, not a stop/angle/read/keep decision; decisions: {some}")
+        raise ReplayError(f"seq {seq} is a {event.type} event, not a stop/angle/read/keep/follow decision; decisions: {some}")
     return event
 
 
@@ -119,7 +127,7 @@ def branch_run(run: RunFile, seq: int, action: str, then: str | None = None, out
         raise ReplayError(f"replaying {run.run_id} up to seq {seq} diverged before the branch point: {exc}") from exc
     path = write_run(out_dir, header, events) if out_dir is not None else None
     warnings = []
-    if forced == (event.candidates[event.choice] if event.type == "angle_decision" else event.choice):  # type: ignore[attr-defined]
+    if forced == script_value(event, event.choice):  # type: ignore[attr-defined]
         warnings.append(f"the forced choice equals the recorded one at seq {seq}; the branch follows the parent "
                         "until the continuation policy decides differently")
     return ReplayRun(header=header, events=events, path=path, diff=diff_runs(run.header, run.events, header, events),

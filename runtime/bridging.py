@@ -122,6 +122,12 @@ def kind_nearness(quote: str, name: str, finds: str) -> float:
 
 def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
                            hop_query: str = "", finds: str = "") -> list[str]:
+    """The names of `rank_bridge_evidence`, best first."""
+    return [name for name, _, _ in rank_bridge_evidence(plan, cards, seen_titles, hop_query, finds)]
+
+
+def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
+                         hop_query: str = "", finds: str = "") -> list[tuple[str, float, EvidenceCard]]:
     """Names the cards mention that the question does not, best next-hop subject first.
 
     A candidate scores the relevance of the best card naming it, plus bonuses when that
@@ -138,6 +144,7 @@ def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_title
     asked = set(tokenize(hop_query))
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     best: dict[str, float] = {}
+    source: dict[str, EvidenceCard] = {}
     order: list[str] = []
     for card in sorted(cards, key=lambda c: -c.grade.relevance):
         anchor = 0.5 if names_title(card.title, question_names) else 0.0
@@ -159,5 +166,7 @@ def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_title
             score += KIND_WEIGHT * kind_nearness(card.quote, name, finds)
             if name not in best:
                 order.append(name)
-            best[name] = max(best.get(name, 0.0), score)
-    return sorted(order, key=lambda n: (-best[n], order.index(n)))
+            if score > best.get(name, float("-inf")):
+                best[name], source[name] = score, card
+    ranked = sorted(order, key=lambda n: (-best[n], order.index(n)))
+    return [(name, round(best[name], 4), source[name]) for name in ranked]

@@ -8,7 +8,7 @@ searched are taken in order of urgency (weight x deficit / need); for each, the 
 policy picks a query among angle candidates, the read policy picks hits to read and
 sentences to keep, and the ledger turns kept sentences into cards. After each round the
 stop policy sees the three signals; hard limits (global budget, max rounds, nothing left to
-search) stop the run whatever the policy says and are recorded as `hard_limit` decisions.
+search) stop the run without asking the policy and are recorded as `hard_limit` events.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from citeloop.runtime.answer import answer_sentence_tests, find_answer
+from citeloop.runtime.answer import answer_hops, answer_sentence_tests, find_answer
 from citeloop.runtime.audit import audit_report, mirror_problem
 from citeloop.runtime.claims import write_and_verify
 from citeloop.runtime.config import ResearchConfig
@@ -36,6 +36,7 @@ from citeloop.runtime.verifier import Verifier
 from citeloop.trajectories.events import (
     AngleDecision,
     AngleState,
+    HardLimit,
     PlanCreated,
     PolicyRef,
     QueryIssued,
@@ -49,9 +50,6 @@ from citeloop.trajectories.events import (
 )
 from citeloop.trajectories.header import RunHeader
 from citeloop.trajectories.models import EvidenceCard, Plan, ReadResponse, Report, SearchHit
-
-HARD_LIMIT = PolicyRef(name="hard_limit", version="1")
-
 
 
 @dataclass
@@ -135,7 +133,9 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         new_cards: list[int] = []
         initial_deficit = sum(sq.need for sq in plan.sub_questions)
         stop_reason = ""
+        self.round = 0
         for round_no in range(1, self.config.budget.max_rounds + 1):
+            self.round = round_no
             open_before = {s for s in self._open()}
             sources_before = {s: self._sources(s) for s in open_before}
             cards_before = len(self.ledger.cards)
@@ -146,10 +146,17 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             gains.append(sum(max(0, self._sources(s) - sources_before[s]) for s in open_before))
             new_cards.append(len(self.ledger.cards) - cards_before)
             signals = self._signals(round_no, gains, new_cards, initial_deficit)
-            choice, reason, policy = self._decide_stop(signals, round_no)
-            rec.emit(StopDecision, state=signals, choice=choice, policy=policy, reason=reason)
-            if choice == "stop":
-                stop_reason = reason
+            limit = self._hard_limit(signals, round_no)
+            if limit is not None:
+                rec.emit(HardLimit, round=round_no, limit=limit[0], reason=limit[1])
+                stop_reason = limit[1]
+                break
+            self._brief(self.policies.stop, None)
+            choice = self.policies.stop.decide_stop(signals)
+            rec.emit(StopDecision, state=signals, choice=str(choice.value), policy=self.policies.stop.ref,
+                     reason=choice.reason)
+            if choice.value == "stop":
+                stop_reason = choice.reason
                 break
         for state in self.states.values():
             if state.status in ("pending", "searching") and state.searches:
@@ -275,18 +282,18 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             uncovered_terms=self._uncovered(), initial_deficit=initial_deficit, coverage=coverage,
             coverage_target=s.coverage_target, open_subqs=self._open(), min_rounds_met=round_no >= s.min_rounds,
             gain_flat=flat, coverage_met=coverage >= s.coverage_target, budget_exhausted=self._budget_exhausted(),
+            answer_ready=all(self.states[sid].status == "satisfied" for sid in answer_hops(self.plan)),
         )
 
-    def _decide_stop(self, signals: StopSignals, round_no: int) -> tuple[str, str, PolicyRef]:
+    def _hard_limit(self, signals: StopSignals, round_no: int) -> tuple[str, str] | None:
+        """(limit, reason) when the run must stop whatever a policy would say; None otherwise."""
         if signals.budget_exhausted:
-            return "stop", "hard budget reached; unresolved gaps are reported as such", HARD_LIMIT
+            return "budget", "hard budget reached; unresolved gaps are reported as such"
         if round_no >= self.config.budget.max_rounds:
-            return "stop", f"maximum of {round_no} rounds reached", HARD_LIMIT
+            return "max_rounds", f"maximum of {round_no} rounds reached"
         if not signals.open_subqs:
-            return "stop", "no sub-question can be searched any more", HARD_LIMIT
-        self._brief(self.policies.stop, None)
-        choice = self.policies.stop.decide_stop(signals)
-        return str(choice.value), choice.reason, self.policies.stop.ref
+            return "nothing_left", "no sub-question can be searched any more"
+        return None
 
     def _brief(self, policy: object, subq: str | None, doc_id: str | None = None) -> None:
         """A policy that reads the run (`DecisionObserver`, e.g. the LLM policy) is handed the

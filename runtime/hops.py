@@ -10,12 +10,12 @@ one expansion sub-question about a related entity its reading surfaced.
 
 from __future__ import annotations
 
-from citeloop.runtime.bridging import names_title, rank_bridge_candidates
+from citeloop.runtime.bridging import names_title, rank_bridge_candidates, rank_bridge_evidence
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import fold_accents, tokenize
-from citeloop.trajectories.events import DeadEnd, SubQuestionAdded
-from citeloop.trajectories.models import SubQuestion
+from citeloop.trajectories.events import DeadEnd, FollowCandidate, FollowDecision, FollowState, SubQuestionAdded
+from citeloop.trajectories.models import EvidenceCard, SubQuestion
 
 
 BRIDGE_LEADS = 3
@@ -46,6 +46,9 @@ class HopResolution:
             and not state.tool_errors
         if (dead or state.searches >= self.config.budget.per_subq_searches) and self._reuse_bridge_article(state):
             return self._update_status(state)
+        if dead and state.leads and state.searches < self.config.budget.per_subq_searches:
+            self._follow_next_lead(state)
+            return
         if dead:
             self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
             self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
@@ -54,6 +57,17 @@ class HopResolution:
         elif state.searches >= self.config.budget.per_subq_searches:
             self._set_status(state, "exhausted", "sub-question budget spent without meeting the dead-end rule")
             self._maybe_expand(state)
+
+    def _follow_next_lead(self, state: SubQuestionState) -> None:
+        """The entity this hop followed led nowhere: follow the next bridge candidate instead
+        (its query names that one entity; the angles start again within the hop's budget)."""
+        dep = state.sq.depends_on[0]
+        name = state.leads.pop(0)
+        self.resolved[dep] = name
+        state.query = " ".join(SLOT.sub(name, state.sq.search_query).split())
+        state.entities = [name, *(e for e in state.entities if e != name)]
+        state.angles.clear()
+        state.relevant_searches = 0
 
     def _reuse_bridge_article(self, state: SubQuestionState) -> bool:
         """Before a hop is closed without evidence: the article of the entity its dependency
@@ -109,19 +123,47 @@ class HopResolution:
             if state.status != "blocked":
                 continue
             if all(self.states[d].status == "satisfied" for d in state.sq.depends_on):
-                # The best few candidates all go into the query: BM25 then ranks the one whose
-                # article matches the relation words ("pop band founded") above its siblings.
                 fills: dict[str, str] = {}
                 candidates: list[str] = []
                 for dep in state.sq.depends_on:
-                    ranked = self._bridge_candidates(dep)[:BRIDGE_LEADS]
-                    self.resolved.setdefault(dep, ranked[0] if ranked else "")
-                    fills[dep] = " ".join(ranked)
-                    candidates += ranked
+                    ranked = self._bridge_evidence(dep)[:BRIDGE_LEADS]
+                    names = [name for name, _, _ in ranked]
+                    followed = self._follow(state, dep, ranked) if len(state.sq.depends_on) == 1 else names
+                    self.resolved.setdefault(dep, followed[0] if followed else "")
+                    fills[dep] = " ".join(followed)
+                    candidates += followed
+                    if len(state.sq.depends_on) == 1:
+                        # Should the hop fail, each name not searched yet is followed alone.
+                        state.leads = [n for n in names if n not in followed] if len(followed) == 1 else followed[1:]
                 query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
                 state.query = " ".join(query.split())
                 state.entities = list(dict.fromkeys([*candidates, *state.entities]))
                 self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
+
+    def _bridge_evidence(self, sid: str) -> list[tuple[str, float, EvidenceCard]]:
+        sq = self.states[sid].sq
+        return rank_bridge_evidence(self.plan, self._on_topic_cards(sid), self.seen_titles, sq.search_query, sq.finds)
+
+    def _follow(self, state: SubQuestionState, dep: str, ranked: list[tuple[str, float, EvidenceCard]]) -> list[str]:
+        """The follow decision: which of the names `dep`'s evidence ranks best the next hop
+        pursues. The options are the leaders searched together (the search then ranks the one
+        whose article matches the hop's words), then each alone; with one name there is no
+        choice to make, and none is recorded."""
+        names = [name for name, _, _ in ranked]
+        if len(names) < 2:
+            return names
+        options = [FollowCandidate(names=names, score=ranked[0][1])] + [
+            FollowCandidate(names=[name], quote=card.quote, doc_id=card.doc_id, title=card.title, score=score)
+            for name, score, card in ranked]
+        dep_sq = self.states[dep].sq
+        follow_state = FollowState(round=self.round, hop_question=dep_sq.question, next_query=state.sq.search_query,
+                                   finds=dep_sq.finds)
+        self._brief(self.policies.follow, state.sq.id)
+        choice = self.policies.follow.choose_follow(follow_state, options)
+        index = int(choice.value)  # type: ignore[call-overload]
+        self.rec.emit(FollowDecision, subq=state.sq.id, dep=dep, state=follow_state, candidates=options,
+                      choice=index, policy=self.policies.follow.ref, reason=choice.reason)
+        return list(options[index].names)
 
     def _confirm_bridge(self, state: SubQuestionState) -> None:
         """Once a dependent hop has evidence, the candidate that evidence names is the bridge."""

@@ -49,7 +49,10 @@ class EvidenceIntake:
         self._brief(self.policies.read, sid)
         choice = self.policies.read.choose_reads(read_state, relevance, max(0, reads_left))
         chosen = list(choice.value)[: max(0, reads_left)]  # type: ignore[call-overload]
-        decision = rec.emit(ReadDecision, parent=parent, subq=sid, state=read_state, candidates=[h.doc_id for h in hits],
+        # The options: every hit of the search not read yet (rank 7 as well as rank 2); the
+        # read budget is the limit.
+        unread = [h.doc_id for h in hits if h.doc_id not in self.ledger.documents]
+        decision = rec.emit(ReadDecision, parent=parent, subq=sid, state=read_state, candidates=unread,
                             choice=chosen, policy=self.policies.read.ref, reason=choice.reason)
         for doc_id in chosen:
             t0 = time.perf_counter()

@@ -17,11 +17,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from citeloop.runtime.config import ResearchConfig
-from citeloop.runtime.engine import HARD_LIMIT
 from citeloop.runtime.llm.parts import LLMPartsError, RunParts, parts_from_header
 from citeloop.runtime.planner import Planner, PlanValidationError
 from citeloop.runtime.policies import PolicySet, resolve_policies
-from citeloop.runtime.policies.scripted import ScriptedAngle, ScriptedRead, ScriptedStop
+from citeloop.runtime.policies.scripted import ScriptedAngle, ScriptedFollow, ScriptedRead, ScriptedStop
 from citeloop.runtime.verifier import Verifier, resolve_verifier
 from citeloop.trajectories.errors import ErrorWording, validation_message
 from citeloop.trajectories.events import DECISION_TYPES, BaseEvent
@@ -86,14 +85,12 @@ def scripted_policies(events: Sequence[BaseEvent], until_seq: int, then: PolicyS
                       forced: tuple[str, Any] | None = None) -> PolicySet:
     """Policies that play back the recorded decisions before `until_seq` (with their recorded
     policy refs and reasons), force `forced = (decision type, value)` next, then hand over to
-    `then`. Hard-limit stops are left out: the engine made them without asking a policy."""
+    `then`. (Hard-limit stops are `hard_limit` events, not decisions: no policy made them.)"""
     lists: dict[str, tuple[list[Any], list[Any], list[str]]] = {t: ([], [], []) for t in DECISION_TYPES}
     for e in events:
         if e.seq >= until_seq or e.type not in DECISION_TYPES:
             continue
-        if e.type == "stop_decision" and e.policy == HARD_LIMIT:  # type: ignore[attr-defined]
-            continue
-        value = e.candidates[e.choice] if e.type == "angle_decision" else e.choice  # type: ignore[attr-defined]
+        value = script_value(e, e.choice)  # type: ignore[attr-defined]
         choices, refs, reasons = lists[e.type]
         choices.append(value)
         refs.append(e.policy)  # type: ignore[attr-defined]
@@ -102,14 +99,26 @@ def scripted_policies(events: Sequence[BaseEvent], until_seq: int, then: PolicyS
     if forced is not None:
         kind, value = forced
         force[kind][len(lists[kind][0])] = value
-    s, a, r, k = (lists[t] for t in ("stop_decision", "angle_decision", "read_decision", "keep_decision"))
+    s, a, r, k, f = (lists[t] for t in ("stop_decision", "angle_decision", "read_decision", "keep_decision",
+                                         "follow_decision"))
     return PolicySet(
         stop=ScriptedStop(s[0], then.stop, force["stop_decision"], refs=s[1], reasons=s[2]),
         angle=ScriptedAngle(a[0], then.angle, force["angle_decision"], refs=a[1], reasons=a[2]),
         read=ScriptedRead(r[0], k[0], then.read, force["read_decision"], force["keep_decision"],
                           read_refs=r[1], read_reasons=r[2], keep_refs=k[1], keep_reasons=k[2]),
+        follow=ScriptedFollow(f[0], then.follow, force["follow_decision"], refs=f[1], reasons=f[2]),
         spec=then.spec,
     )
+
+
+def script_value(event: BaseEvent, choice: Any) -> Any:
+    """What a script plays back for a decision: an angle by its query and a follow by its
+    names (matched by content on replay), other kinds by the recorded value."""
+    if event.type == "angle_decision":
+        return event.candidates[choice]  # type: ignore[attr-defined]
+    if event.type == "follow_decision":
+        return list(event.candidates[choice].names)  # type: ignore[attr-defined]
+    return choice
 
 
 def branch_policies(header: RunHeader, events: Sequence[BaseEvent], config: ResearchConfig) -> PolicySet:
@@ -120,7 +129,7 @@ def branch_policies(header: RunHeader, events: Sequence[BaseEvent], config: Rese
     if at is None or at.type not in DECISION_TYPES:
         raise ReplayError(f"{header.run_id} is a branch at seq {branch.branch_seq}, but the file does not reach "
                           "that decision; re-run the branch from its parent instead")
-    value = at.candidates[branch.forced_choice] if at.type == "angle_decision" else branch.forced_choice  # type: ignore[attr-defined]
+    value = script_value(at, branch.forced_choice)
     then = resolve_policies(branch.continuation_policy, config, header.spec.seed, recorded=events)
     return scripted_policies(events, branch.branch_seq, then, (at.type, value))
 

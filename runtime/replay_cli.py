@@ -68,9 +68,10 @@ def replay(
     run: Path = typer.Argument(..., help="A run file (.jsonl or .jsonl.zst)."),
     check: bool = typer.Option(False, "--check", help="Re-execute exactly; confirm an identical event stream."),
     swap: str = typer.Option(None, "--swap", help="tools=CONFIG.yaml | policy=NAME | verifier=NAME"),
-    branch: int = typer.Option(None, "--branch", help="Seq of a stop/angle/read/keep decision to force."),
-    action: str = typer.Option(None, "--action", help="Forced choice: continue|stop, an angle index or query, "
-                                                      "or comma-separated doc ids (read) / sentence ids (keep)."),
+    branch: int = typer.Option(None, "--branch", help="Seq of a stop/angle/read/keep/follow decision to force."),
+    action: str = typer.Option(None, "--action", help="Forced choice: continue|stop, an angle index or query, a "
+                                                      "follow index, or comma-separated doc ids (read) / sentence "
+                                                      "ids (keep)."),
     then: str = typer.Option(None, "--then", help="Policy after the branch point (default: the run's own)."),
     corpus: Path = typer.Option(None, "--corpus", help="Where the run's corpus is, if not where the header says."),
     out: Path = typer.Option(None, "--out", help="Directory for the new trajectory (swap, branch)."),

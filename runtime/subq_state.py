@@ -20,3 +20,6 @@ class SubQuestionState:
     reads: int = 0
     relevant_searches: int = 0
     tool_errors: list[str] = field(default_factory=list)
+    leads: list[str] = field(default_factory=list)
+    """Bridge candidates not yet followed, best first: when the hop fails with the entity it
+    follows, the next one becomes its entity (a new angle within the same budget)."""

@@ -26,13 +26,14 @@ def test_export_sft_says_which_decisions_it_skipped_and_why(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     runs = tmp_path / "runs"
     runs.mkdir()
-    shutil.copy(GOLDEN, runs / GOLDEN.name)
-    hard_limits = sum(1 for line in GOLDEN.read_text(encoding="utf-8").splitlines()
-                      if json.loads(line).get("policy", {}).get("name") == "hard_limit")
+    # The golden run with its first angle decision cut to one candidate: a policy had no choice there.
+    lines = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines()]
+    angle = next(d for d in lines if d.get("type") == "angle_decision")
+    angle.update(candidates=angle["candidates"][:1], angles=angle["angles"][:1], choice=0)
+    (runs / GOLDEN.name).write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
     assert main(["export", "sft", "--runs", str(runs), "--out", str(tmp_path / "sft")]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert hard_limits > 0, "precondition: the golden run ends on a hard limit"
-    assert f"skipped {hard_limits} decisions: stop: taken by hard_limit, not a policy" in out
+    assert "skipped 1 decisions: angle: only one possible action" in out
     assert "decisions skipped" in out
 
 

@@ -313,11 +313,11 @@ def test_hard_search_budget_stops_the_run(kit: ResearchKit) -> None:
     result, events = run(kit, config=load_config(overrides={"budget.max_searches": 1}))
     assert len(of_type(events, "search_result")) <= 1
     assert result.outcome.counts["searches"] <= 1
-    last = of_type(events, "stop_decision")[-1]
-    assert last.choice == "stop"
-    assert last.policy.name == "hard_limit"
-    assert "hard budget" in last.reason
-    assert result.outcome.stop_reason == last.reason
+    limits = of_type(events, "hard_limit")
+    assert [e.limit for e in limits] == ["budget"], "a hard limit is an event, not a decision"
+    assert not any(e.policy.name == "hard_limit" for e in of_type(events, "stop_decision"))
+    assert "hard budget" in limits[0].reason
+    assert result.outcome.stop_reason == limits[0].reason
 
 
 # --------------------------------------------------------------------------- expansions

@@ -124,7 +124,7 @@ class FakeOpenAI:
 
 
 def all_kinds(url: str) -> str:
-    return f"llm:stop={url},angle={url},read={url}"
+    return f"llm:stop={url},angle={url},read={url},follow={url}"
 
 
 def decisions(run: RunFile) -> list[Any]:
@@ -163,7 +163,8 @@ def test_a_run_on_the_server_records_every_model_call(served_run: tuple[RunFile,
     run, requests = served_run
     calls = [e for e in run.events if isinstance(e, ModelCall)]
     assert len(calls) == len(requests) > 5
-    assert {c.prompt_id for c in calls} == {"citeloop.stop", "citeloop.angle", "citeloop.read", "citeloop.keep"}
+    assert {c.prompt_id for c in calls} == {"citeloop.stop", "citeloop.angle", "citeloop.read", "citeloop.keep",
+                                            "citeloop.follow"}
     for call, request in zip(calls, requests):
         assert call.status == "ok" and call.model == MODEL and call.prompt_version == 1
         assert call.sampling["temperature"] == 0.0 and call.sampling["logprobs"] is True
@@ -197,7 +198,7 @@ def test_valid_replies_are_the_decisions(served_run: tuple[RunFile, list[dict[st
     for event in decisions(run):
         call = model_call_of(run, event)
         if call is None:
-            assert event.policy.name in ("llm", "hard_limit")
+            assert event.policy.name == "llm"
             continue
         kind = KIND_OF_EVENT[event.type]
         action = parse_action(kind, call.completion, candidate_count(event))
@@ -301,7 +302,7 @@ def run_with(policy: LLMPolicy, kit: ResearchKit, header: RunHeader) -> list[Any
     """The events of LELAND researched with `policy` for every kind, in memory."""
     config = ResearchConfig()
     planner = resolve_planner("rule", config.planner)
-    engine = ResearchEngine(config, planner, PolicySet(policy, policy, policy, spec="test"),
+    engine = ResearchEngine(config, planner, PolicySet(policy, policy, policy, policy, spec="test"),
                             resolve_verifier("lexical", config.verifier), CorpusSearchTool(kit.corpus, kit.index),
                             CorpusReadTool(kit.corpus), kit.corpus.cutoff)
     sink = MemorySink()
@@ -348,6 +349,8 @@ def test_stop_and_angle_are_choices() -> None:
     assert action_constraint("stop", 2).value == ["CONTINUE", "STOP"]  # type: ignore[union-attr]
     assert action_constraint("angle", 3).value == ["ANGLE 1", "ANGLE 2", "ANGLE 3"]  # type: ignore[union-attr]
     assert action_constraint("angle", 1) is None
+    assert action_constraint("follow", 3).value == ["FOLLOW 1", "FOLLOW 2", "FOLLOW 3"]  # type: ignore[union-attr]
+    assert action_constraint("follow", 1) is None
     request = action_constraint("angle", 2).request_fields()  # type: ignore[union-attr]
     assert request == {"extra_body": {"structured_outputs": {"choice": ["ANGLE 1", "ANGLE 2"]}}}
 

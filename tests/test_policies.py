@@ -57,8 +57,10 @@ def test_heuristic_stop_continues_when_coverage_met_but_gain_still_rising() -> N
     assert HeuristicStop().decide_stop(signals(coverage=0.9, coverage_met=True, gain_flat=False)).value == "continue"
 
 
-def test_heuristic_stop_stops_when_nothing_is_open() -> None:
-    assert HeuristicStop().decide_stop(signals(open_subqs=[])).value == "stop"
+def test_heuristic_stop_stops_once_the_answers_hops_have_evidence_even_in_round_one() -> None:
+    choice = HeuristicStop().decide_stop(signals(round=1, min_rounds_met=False, open_subqs=["sq3"], answer_ready=True))
+    assert choice.value == "stop" and "answer's hops" in choice.reason
+    assert HeuristicStop().decide_stop(signals(round=1, min_rounds_met=False, answer_ready=False)).value == "continue"
 
 
 def test_naive_stop_stops_when_no_terms_are_uncovered() -> None:

@@ -341,7 +341,7 @@ def test_cli_branch_bad_input(leland: Path, capsys: pytest.CaptureFixture[str]) 
 
     seq_of = {t: first(t) for t in ("plan_created", "stop_decision", "angle_decision", "read_decision", "keep_decision")}
     r = str(leland)
-    assert "not a stop/angle/read/keep decision" in _fails(["replay", r, "--branch", str(seq_of["plan_created"]),
+    assert "not a stop/angle/read/keep/follow decision" in _fails(["replay", r, "--branch", str(seq_of["plan_created"]),
                                                             "--action", "stop"], capsys)
     assert "no event at seq 9999" in _fails(["replay", r, "--branch", "9999", "--action", "stop"], capsys)
     assert "continue or stop" in _fails(["replay", r, "--branch", str(seq_of["stop_decision"]), "--action", "maybe"], capsys)
@@ -399,7 +399,7 @@ def test_v1_header_with_a_branch_migrates_to_the_current_version() -> None:
     data["spec"]["branch"] = {"parent_run_id": "run-x", "branch_seq": 4, "forced_choice": "stop",
                               "continuation_policy": "heuristic"}
     header = RunHeader.model_validate(data)
-    assert header.schema_version == SCHEMA_VERSION == 4
+    assert header.schema_version == SCHEMA_VERSION == 5
     assert header.spec.branch is not None and header.spec.branch.decision_type is None
     assert header.spec.corpus_cutoff is None
 

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from citeloop.eval.cli import main
-from citeloop.runtime.engine import HARD_LIMIT
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.runtime.policies.actions import KINDS, ActionError, format_action, parse_action
 from citeloop.runtime.policies.prompts import RunContext, recorded_action, render_prompt
 from citeloop.training.sft import export_sft, run_rows, split_of
-from citeloop.trajectories.events import DECISION_TYPES, StopDecision
+from citeloop.trajectories.events import DECISION_TYPES, AngleDecision, ReadDecision
 from citeloop.trajectories.runfile import read_run
 
 QUESTIONS = [
@@ -38,10 +37,21 @@ def _paths(runs_dir: Path) -> list[Path]:
     return sorted(runs_dir.glob("*.jsonl"))
 
 
+def _one_action(e) -> bool:  # noqa: ANN001
+    """Decisions where the policy could do one thing only (spelled out here, not the exporter's rule)."""
+    if e.type in ("angle_decision", "follow_decision"):
+        return len(e.candidates) < 2
+    if e.type == "read_decision":
+        return not e.candidates or e.state.reads_left == 0
+    if e.type == "keep_decision":
+        return not e.candidates
+    return False
+
+
 def test_one_row_per_policy_decision_of_a_real_run(runs_dir: Path) -> None:
     for path in _paths(runs_dir):
         run = read_run(path)
-        decisions = [e for e in run.events if e.type in DECISION_TYPES and e.policy.name != "hard_limit"]
+        decisions = [e for e in run.events if e.type in DECISION_TYPES and not _one_action(e)]
         result = export_sft([path], test_share=0.0)
         rows = result.rows["train"]
         assert [(r["run_id"], r["seq"]) for r in rows] == [(run.run_id, e.seq) for e in decisions]
@@ -96,18 +106,20 @@ def test_format_refuses_actions_without_a_text_form() -> None:
             format_action(kind, action, n)
 
 
-def test_hard_limit_decisions_are_skipped(runs_dir: Path) -> None:
-    # A policy's stop turned into a hard-limit one: the run then holds at least one.
-    run, stop = next((run, e) for run in map(read_run, _paths(runs_dir)) for e in run.events
-                     if isinstance(e, StopDecision) and e.policy != HARD_LIMIT)
-    forced = stop.model_copy(update={"policy": HARD_LIMIT})
-    run.events = [forced if e.seq == stop.seq else e for e in run.events]
+def test_decisions_with_one_possible_action_are_skipped(runs_dir: Path) -> None:
+    # A read with no read left and an angle with one candidate: nothing a policy could learn.
+    run = next(run for run in map(read_run, _paths(runs_dir))
+               if any(isinstance(e, ReadDecision) for e in run.events) and any(isinstance(e, AngleDecision) for e in run.events))
+    read = next(e for e in run.events if isinstance(e, ReadDecision))
+    angle = next(e for e in run.events if isinstance(e, AngleDecision))
+    no_reads = read.model_copy(update={"state": read.state.model_copy(update={"reads_left": 0}), "choice": []})
+    one_angle = angle.model_copy(update={"candidates": angle.candidates[:1], "angles": angle.angles[:1], "choice": 0})
+    run.events = [no_reads if e.seq == read.seq else one_angle if e.seq == angle.seq else e for e in run.events]
     skipped: Counter[str] = Counter()
     rows = run_rows(run, KINDS, skipped)
-    assert stop.seq not in {r["seq"] for r in rows}
-    assert all(r["policy_name"] != "hard_limit" for r in rows)
-    hard = sum(1 for e in run.events if isinstance(e, StopDecision) and e.policy == HARD_LIMIT)
-    assert skipped["stop: taken by hard_limit, not a policy"] == hard >= 1
+    assert {read.seq, angle.seq}.isdisjoint({r["seq"] for r in rows})
+    assert skipped["read: only one possible action"] >= 1 and skipped["angle: only one possible action"] >= 1
+    assert any(r["decision"] == "read" for r in run_rows(read_run(_paths(runs_dir)[0]), KINDS, Counter()))
 
 
 def test_splits_are_by_question_and_never_share_one(runs_dir: Path) -> None:

@@ -25,10 +25,16 @@ from citeloop.trajectories.events import (
     ConflictMarked,
     DeadEnd,
     Event,
+    FollowCandidate,
+    FollowDecision,
+    FollowState,
     ModelCall,
     ModelMessage,
     PartFallback,
     PlanCreated,
+    PolicyRef,
+    StopDecision,
+    StopSignals,
     SubQuestionAdded,
     RENAMED_TAGS,
     TokenLogprob,
@@ -120,6 +126,13 @@ def _copy(src: Path, tmp_path: Path, name: str = "run.jsonl") -> Path:
 # --------------------------------------------------------------------------- 1. event round-trips
 
 
+def _current_tag(line: dict) -> str:
+    """The tag an old event line reads as: renamed in v4; a hard-limit stop is a `hard_limit` event since v5."""
+    if line.get("type") == "stop_decision" and line.get("policy", {}).get("name") == "hard_limit":
+        return "hard_limit"
+    return RENAMED_TAGS.get(line["type"], line["type"])
+
+
 def _first(events: list[BaseEvent], cls: type[BaseEvent]) -> BaseEvent:
     return next(e for e in events if isinstance(e, cls))
 
@@ -165,6 +178,18 @@ def _hand_made_events(captured: Captured) -> list[BaseEvent]:
                      fallback="rule writer", reason="unusable reply: reply is not JSON", model_call_seqs=[106]),
         CitationRemoved(run_id=run_id, seq=108, claim_id=claim.claim_id, card_id=cards[0].card_id,
                         reason="the quote does not appear in the text of the source", claim_removed=True),
+        StopDecision(run_id=run_id, seq=109, state=StopSignals(
+            round=1, min_rounds=2, searches_used=3, searches_max=10, reads_used=6, reads_max=12, recent_gains=[1],
+            recent_new_cards=[4], uncovered_terms=["born"], initial_deficit=2, coverage=0.5, coverage_target=0.85,
+            open_subqs=["sq2"], min_rounds_met=False, gain_flat=False, coverage_met=False, budget_exhausted=False,
+            answer_ready=True), choice="stop", policy=PolicyRef(name="heuristic", version="2"),
+            reason="the answer's hops have their evidence"),
+        FollowDecision(run_id=run_id, seq=110, subq="sq2", dep="sq1", state=FollowState(
+            round=1, hop_question="Which film was shot in Leland?", next_query="{sq1} director", finds="film"),
+            candidates=[FollowCandidate(names=["Maximum Overdrive", "Leland"], score=1.5),
+                        FollowCandidate(names=["Maximum Overdrive"], quote="Maximum Overdrive was shot in Leland.",
+                                        doc_id=cards[0].doc_id, title="Leland", score=1.5)],
+            choice=1, policy=PolicyRef(name="explore", version="1"), reason="explore: follow Maximum Overdrive"),
     ]
 
 
@@ -474,7 +499,7 @@ def test_committed_v3_run_loads_with_the_new_tags_and_replays_its_research() -> 
     run = read_run(RUN_V3)
     assert (run.torn, run.problem, run.header.schema_version) == (False, None, SCHEMA_VERSION)
     assert len(run.events) == len(raw) - 1
-    assert [e.type for e in run.events] == [RENAMED_TAGS.get(d["type"], d["type"]) for d in raw[1:]]
+    assert [e.type for e in run.events] == [_current_tag(d) for d in raw[1:]]
     assert {d["type"] for d in raw} & set(RENAMED_TAGS), "the v3 file has old tags to migrate"
     assert not {e.type for e in run.events} & set(RENAMED_TAGS)
     check = check_run(run)
@@ -499,7 +524,7 @@ def test_committed_v3_run_loads_with_the_new_tags_and_replays_its_research() -> 
 def test_old_tags_are_read_as_the_new_ones(path: Path) -> None:
     raw = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
     run = read_run(path)
-    assert [e.type for e in run.events] == [RENAMED_TAGS.get(d["type"], d["type"]) for d in raw]
+    assert [e.type for e in run.events] == [_current_tag(d) for d in raw]
 
 
 def test_old_tags_are_refused_in_a_current_file(tmp_path: Path) -> None:
@@ -623,7 +648,7 @@ def test_deterministic_lines_of_an_older_file_keep_every_other_line() -> None:
     # (read with their new names), so compare which lines survive, not their bytes.
     raw = [json.loads(line) for line in RUN_V1.read_text(encoding="utf-8").splitlines()]
     kept = [json.loads(line) for line in deterministic_lines(RUN_V1)]
-    renamed = [(RENAMED_TAGS.get(d["type"], d["type"]), d.get("seq")) for d in raw if d["type"] != "run_meta"]
+    renamed = [(_current_tag(d), d.get("seq")) for d in raw if d["type"] != "run_meta"]
     assert [(d["type"], d.get("seq")) for d in kept] == renamed
     assert len(kept) == len(raw) - 1
 

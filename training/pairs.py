@@ -41,6 +41,10 @@ from citeloop.trajectories.header import content_digest
 from citeloop.trajectories.runfile import RunFile
 
 
+INDEX_DECISIONS = ("angle_decision", "follow_decision")
+"""Decisions whose action is one candidate index (`branch_run` takes the index)."""
+
+
 def _ids(event: Event) -> list[str]:
     """Candidate ids of a read or keep decision, in candidate order."""
     if event.type == "read_decision":
@@ -52,7 +56,7 @@ def alternatives(event: Event, k: int) -> list[str]:
     """Up to `k` actions other than the recorded one, as `branch_run` action strings (deterministic order)."""
     if event.type == "stop_decision":
         options = ["stop" if event.choice == "continue" else "continue"]  # type: ignore[union-attr]
-    elif event.type == "angle_decision":
+    elif event.type in INDEX_DECISIONS:
         options = [str(i) for i in range(len(event.candidates)) if i != event.choice]  # type: ignore[union-attr]
     else:
         chosen = list(event.choice)  # type: ignore[union-attr]
@@ -66,7 +70,7 @@ def action_of(event: Event, action: str) -> Any:
     """A `branch_run` action string as the action value of runtime/policies/actions.py."""
     if event.type == "stop_decision":
         return action
-    if event.type == "angle_decision":
+    if event.type in INDEX_DECISIONS:
         return int(action)
     ids = _ids(event)
     return tuple(ids.index(i) for i in action.split(",") if i)
@@ -74,9 +78,7 @@ def action_of(event: Event, action: str) -> Any:
 
 def action_string(event: Event, action: Any) -> str:
     """An action value of runtime/policies/actions.py as a `branch_run` action string (inverse of `action_of`)."""
-    if event.type == "stop_decision":
-        return str(action)
-    if event.type == "angle_decision":
+    if event.type == "stop_decision" or event.type in INDEX_DECISIONS:
         return str(action)
     ids = _ids(event)
     return ",".join(ids[i] for i in action)
@@ -86,7 +88,7 @@ def branch_action(event: Event) -> str:
     """The recorded choice as a `branch_run` action string."""
     if event.type == "stop_decision":
         return event.choice  # type: ignore[union-attr,return-value]
-    if event.type == "angle_decision":
+    if event.type in INDEX_DECISIONS:
         return str(event.choice)  # type: ignore[union-attr]
     return ",".join(event.choice)  # type: ignore[union-attr]
 

@@ -28,8 +28,8 @@ from typing import Any
 
 from citeloop.filters.gold import question_key
 from citeloop.runtime.policies.actions import EVENT_TYPE, KIND_OF_EVENT
-from citeloop.runtime.policies.prompts import Message, RunContext, recorded_action, render_prompt
-from citeloop.training.sft import UNPOLICIED, ExportError, decision_kinds
+from citeloop.runtime.policies.prompts import Message, RunContext, recorded_action, render_prompt, single_action
+from citeloop.training.sft import ExportError, decision_kinds
 from citeloop.trajectories.events import DECISION_TYPES, Event
 from citeloop.trajectories.header import content_digest
 from citeloop.trajectories.runfile import RunFile, read_run
@@ -141,8 +141,8 @@ def run_decisions(run: RunFile, path: str, kinds: Iterable[str], skipped: Counte
     for event in run.events:
         if event.type in DECISION_TYPES and event.type in wanted:
             kind = KIND_OF_EVENT[event.type]
-            if event.policy.name in UNPOLICIED:  # type: ignore[union-attr]
-                skipped[f"{kind}: taken by {event.policy.name}, not a policy"] += 1  # type: ignore[union-attr]
+            if single_action(event):
+                skipped[f"{kind}: only one possible action"] += 1
             else:
                 try:
                     recorded_action(event)

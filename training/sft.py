@@ -2,8 +2,8 @@
 
 A row is TRL's conversational prompt/completion pair (prompt: system + user messages from
 runtime/policies/prompts.py; completion: one assistant message holding the action line of
-runtime/policies/actions.py) plus provenance columns. Decisions the engine took without asking a
-policy (`hard_limit` stops) are skipped. Splits are by question: a deterministic hash of
+runtime/policies/actions.py) plus provenance columns. Decisions that allowed one action only
+(one candidate, no read left) are skipped; hard-limit stops are no decisions at all. Splits are by question: a deterministic hash of
 the normalised question puts all of its rows in `train` or in `test`. Identical
 (prompt, completion) rows are kept once.
 """
@@ -24,14 +24,11 @@ from citeloop.runtime.policies.prompts import (
     candidate_count,
     recorded_action,
     render_prompt,
+    single_action,
 )
 from citeloop.trajectories.events import DECISION_TYPES
 from citeloop.trajectories.header import content_digest
 from citeloop.trajectories.runfile import RunFile, read_run
-
-UNPOLICIED = frozenset({"hard_limit"})
-"""Policy names of decisions the engine took by rule; no policy chose them."""
-
 
 class ExportError(ValueError):
     """A user error of `citeloop export` (bad option, nothing to export, existing output)."""
@@ -129,9 +126,8 @@ def run_rows(run: RunFile, kinds: Iterable[str], skipped: Counter) -> list[dict[
     for event in run.events:
         if event.type not in DECISION_TYPES or event.type not in wanted:
             continue
-        policy = event.policy.name  # type: ignore[attr-defined]
-        if policy in UNPOLICIED:
-            skipped[f"{KIND_OF_EVENT[event.type]}: taken by {policy}, not a policy"] += 1
+        if single_action(event):
+            skipped[f"{KIND_OF_EVENT[event.type]}: only one possible action"] += 1
             continue
         try:
             rows.append(decision_row(event, run, ctx))

@@ -1,6 +1,8 @@
 """Trajectory events: one pydantic class per kind, read through one discriminated union.
 
-A run file is a header line (`RunHeader`) followed by these events in `seq` order.
+A run file is a header line (`RunHeader`) followed by these events in `seq` order. The
+decision events live in `citeloop.trajectories.decision_events` and the base fields in
+`citeloop.trajectories.event_base`; both are re-exported here.
 Every event carries `run_id`, `seq` and `parent_seq` (its causal parent, e.g. a read's
 search) and `subq` where it concerns a sub-question. Nothing here reads a clock: the only
 wall-clock facts of a run live in the final `run_meta` event, which determinism checks
@@ -30,26 +32,21 @@ from citeloop.trajectories.models import (
     Verdict,
     VerdictRecord,
 )
-
-
-class PolicyRef(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    name: str
-    """Registry name of the policy, e.g. `heuristic`."""
-    version: str
-    """Version string of the policy implementation."""
-
-
-class BaseEvent(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    run_id: str
-    """Id of the run this event belongs to."""
-    seq: int
-    """Position in the run: 0, 1, 2, ..."""
-    parent_seq: int | None = None
-    """The event that caused this one, if any."""
-    subq: str | None = None
-    """Sub-question this event concerns, if any."""
+from citeloop.trajectories.event_base import BaseEvent, PolicyRef  # noqa: F401 - re-exported
+from citeloop.trajectories.decision_events import (  # noqa: F401 - re-exported
+    AngleDecision,
+    AngleState,
+    FollowCandidate,
+    FollowDecision,
+    FollowState,
+    HardLimit,
+    KeepCandidate,
+    KeepDecision,
+    ReadDecision,
+    ReadState,
+    StopDecision,
+    StopSignals,
+)
 
 
 # --------------------------------------------------------------------------- planning
@@ -76,109 +73,6 @@ class SubQuestionStatusChanged(BaseEvent):
     reason: str
     resolved_query: str | None = None
     """For a dependent sub-question becoming ready: its query with slots filled."""
-
-
-# --------------------------------------------------------------------------- decisions
-
-
-class AngleState(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    round: int
-    base_query: str
-    tried_queries: list[str]
-    deficit: int
-    """Evidence sources still needed by this sub-question."""
-    dependent: bool = False
-    """The query carries an entity found by an earlier hop."""
-
-
-class AngleDecision(BaseEvent):
-    type: Literal["angle_decision"] = "angle_decision"
-    state: AngleState
-    candidates: list[str]
-    """Candidate queries, one per angle."""
-    angles: list[str]
-    """The angle name of each candidate."""
-    choice: int
-    """Index into candidates."""
-    policy: PolicyRef
-    reason: str
-
-
-class ReadState(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    hits: list[SearchHit]
-    """The hits of the search being read from."""
-    already_read: list[str]
-    """Doc ids the run has read before."""
-    reads_left: int
-    """Reads the budget still allows for this sub-question."""
-    named: list[str] = Field(default_factory=list)
-    """Doc ids of hits whose title names one of the sub-question's entities."""
-
-
-class ReadDecision(BaseEvent):
-    type: Literal["read_decision"] = "read_decision"
-    state: ReadState
-    candidates: list[str]
-    """Doc ids of hits that could be read."""
-    choice: list[str]
-    """Doc ids chosen to read, in order."""
-    policy: PolicyRef
-    reason: str
-
-
-class KeepCandidate(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    sid: str
-    text: str
-    relevance: float
-
-
-class KeepDecision(BaseEvent):
-    type: Literal["keep_decision"] = "keep_decision"
-    doc_id: str
-    candidates: list[KeepCandidate]
-    """Sentences of the document that could become evidence cards."""
-    choice: list[str]
-    """Sentence ids kept as cards."""
-    policy: PolicyRef
-    reason: str
-
-
-class StopSignals(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    round: int
-    min_rounds: int
-    searches_used: int
-    searches_max: int
-    reads_used: int
-    reads_max: int
-    recent_gains: list[int]
-    """New independent evidence bound to open sub-questions, per round, most recent last."""
-    recent_new_cards: list[int]
-    """New evidence cards per round, most recent last."""
-    uncovered_terms: list[str]
-    """Question terms that no kept evidence mentions yet."""
-    initial_deficit: int
-    coverage: float
-    """Weighted coverage of sub-questions by evidence."""
-    coverage_target: float
-    open_subqs: list[str]
-    """Sub-questions that can still be searched."""
-    min_rounds_met: bool
-    gain_flat: bool
-    coverage_met: bool
-    budget_exhausted: bool
-
-
-class StopDecision(BaseEvent):
-    type: Literal["stop_decision"] = "stop_decision"
-    state: StopSignals
-    candidates: list[Literal["continue", "stop"]] = Field(default_factory=lambda: ["continue", "stop"])
-    choice: Literal["continue", "stop"]
-    policy: PolicyRef
-    reason: str
 
 
 # --------------------------------------------------------------------------- tools
@@ -533,6 +427,8 @@ Event = Union[
     ReadDecision,
     KeepDecision,
     StopDecision,
+    FollowDecision,
+    HardLimit,
     QueryIssued,
     SearchResult,
     TextBlob,
@@ -555,7 +451,8 @@ Event = Union[
 ]
 AnyEvent = Annotated[Event, Field(discriminator="type")]
 
-DECISION_TYPES: frozenset[str] = frozenset({"angle_decision", "read_decision", "keep_decision", "stop_decision"})
+DECISION_TYPES: frozenset[str] = frozenset({"angle_decision", "read_decision", "keep_decision", "stop_decision",
+                                            "follow_decision"})
 NONDETERMINISTIC_TYPES: frozenset[str] = frozenset({"run_meta"})
 
 
@@ -583,7 +480,21 @@ def migrate_event(data: Any, schema_version: int | None = SCHEMA_VERSION) -> Any
     old = schema_version is None or schema_version < 4
     if old and isinstance(data, dict) and data.get("type") in RENAMED_TAGS:
         data = {**data, "type": RENAMED_TAGS[data["type"]]}
+    before_5 = schema_version is None or schema_version < 5
+    if before_5 and isinstance(data, dict) and data.get("type") == "stop_decision" \
+            and (data.get("policy") or {}).get("name") == "hard_limit":
+        data = _hard_limit_of(data)
     return data
+
+
+def _hard_limit_of(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema 1-4 `stop_decision` by the `hard_limit` policy, as the `hard_limit` event it was."""
+    state = data.get("state") or {}
+    reason = str(data.get("reason", ""))
+    limit = "budget" if state.get("budget_exhausted") else "nothing_left" if not state.get("open_subqs") \
+        else "max_rounds"
+    return {k: v for k, v in data.items() if k in ("run_id", "seq", "parent_seq", "subq")} | {
+        "type": "hard_limit", "round": int(state.get("round", 0)), "limit": limit, "reason": reason}
 
 
 def parse_event(data: dict[str, Any], schema_version: int | None = SCHEMA_VERSION) -> Event:

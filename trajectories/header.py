@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SCHEMA_CHANGES: dict[int, str] = {
     1: "First version: header line, typed events, text blobs, run_meta trailer.",
     2: "Header `spec.corpus_cutoff` (so a run replays without its corpus); `spec.branch` is set by "
@@ -27,6 +27,10 @@ SCHEMA_CHANGES: dict[int, str] = {
        "its `sampling` and `constraint`, `run_meta.model_calls` and `.checks`, and the header's "
        "`spec.branch.forced_choice` are typed; chat messages may carry OpenAI-style `tool_calls` and "
        "`tool_call_id` (role `tool`).",
+    5: "Hard limits are `hard_limit` events (round, limit, reason), not `stop_decision` events by the "
+       "`hard_limit` policy (older files are read that way); a new decision kind, `follow_decision` "
+       "(which entity the next hop pursues); sub-questions gain `finds`; read decisions offer the "
+       "search's unread hits only.",
 }
 
 
@@ -142,5 +146,9 @@ def migrate_header(data: dict[str, Any]) -> dict[str, Any]:
         # written) and typed fields whose values were already of those types: the header
         # itself is unchanged.
         version = 4
+    if version == 4:
+        # v5 turned hard-limit stops into `hard_limit` events (`events.migrate_event`) and
+        # added fields with defaults: the header itself is unchanged.
+        version = 5
     data["schema_version"] = SCHEMA_VERSION
     return data

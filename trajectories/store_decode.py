@@ -61,6 +61,7 @@ NEEDED: dict[str, Need] = {
     "stop_decision": _ROUND | _DECISION,
     "read_decision": _DECISION,
     "keep_decision": _DECISION,
+    "follow_decision": _ROUND | _DECISION,
     "query_issued": {"query": VALUE, "angle": VALUE, "round": VALUE},
     "search_result": {"query": VALUE, "response": {"status": VALUE, "hits": COUNT}, "attempts": VALUE},
     "document_read": {"doc_id": VALUE, "status": VALUE, "attempts": VALUE},
@@ -165,6 +166,17 @@ _ROUND_DECISIONS = frozenset(t for t in DECISION_TYPES if "state" in NEEDED.get(
 _HEX = re.compile(r"[0-9a-f]*")
 _JSON_SPACE = re.compile(rb"[ \t\r\n]")
 _SCHEMA_VERSION = re.compile(rb'"schema_version":\s*(\d+)')
+
+
+def line_types(events: list[Any], schema_version: int | None) -> list[str]:
+    """The current event type of each decoded line. Before schema 5 a hard limit was a
+    `stop_decision` by the `hard_limit` policy (`events.migrate_event`): it is a `hard_limit`
+    event, and gives no decision row."""
+    types = [LINE_KINDS[type(e)] for e in events]
+    if schema_version is None or schema_version < 5:
+        types = ["hard_limit" if t == "stop_decision" and e.policy is not None and e.policy.name == "hard_limit"
+                 else t for t, e in zip(types, events)]
+    return types
 
 
 def decode_lines(body: bytes, schema_version: int | None = SCHEMA_VERSION) -> list[msgspec.Struct]:
@@ -328,8 +340,7 @@ def _fill(f: DecodedFile, body: bytes, exact: bool) -> bool:
     if (exact and body.count(b"\n") != n) or [e.seq for e in events] != list(range(n)) or any(
             e.run_id != run_id for e in events):
         return False
-    kinds = LINE_KINDS
-    types = [kinds[type(e)] for e in events]
+    types = line_types(events, f.schema_version)
     f.n_events, f.type = n, types
     f.parent_seq = [e.parent_seq for e in events]
     f.subq = [e.subq for e in events]

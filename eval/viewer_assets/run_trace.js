@@ -97,6 +97,11 @@ function candidatesTable(e) {
       table.appendChild(el("tr", {class: d.choice.includes(id) ? "chosen" : ""}, el("td", {text: id}), el("td", {text: h.title || ""}),
         el("td", {class: "num", text: fmtNum(h.score)}), el("td", {text: d.state.already_read.includes(id) ? "yes" : ""})));
     }
+  } else if (e.type === "follow_decision") {
+    table.appendChild(el("tr", {}, el("th", {text: "#"}), el("th", {text: "follow"}), el("th", {class: "num", text: "score"}), el("th", {text: "named in"})));
+    d.candidates.forEach((c, i) => table.appendChild(el("tr", {class: i === d.choice ? "chosen" : ""},
+      el("td", {text: i}), el("td", {text: c.names.join(" + ")}), el("td", {class: "num", text: fmtNum(c.score)}),
+      el("td", {text: c.title ? c.title + ": " + c.quote : "(searched together)"}))));
   } else if (e.type === "keep_decision") {
     table.appendChild(el("tr", {}, el("th", {text: "sentence"}), el("th", {class: "num", text: "relevance"}), el("th", {text: "text"})));
     for (const c of d.candidates) {
@@ -114,7 +119,8 @@ function renderInspector(box, e) {
   clear(box);
   const d = e.data;
   const choice = Array.isArray(d.choice) ? (d.choice.join(", ") || "(none)")
-    : (e.type === "angle_decision" ? d.choice + " (" + d.angles[d.choice] + ")" : String(d.choice));
+    : (e.type === "angle_decision" ? d.choice + " (" + d.angles[d.choice] + ")"
+      : e.type === "follow_decision" ? d.choice + " (" + d.candidates[d.choice].names.join(" + ") + ")" : String(d.choice));
   box.appendChild(el("h3", {text: e.type + " #" + e.seq}));
   box.appendChild(kvTable([["policy", d.policy ? d.policy.name + " " + d.policy.version : "–"], ["sub-question", e.subq || "–"],
     ["round", e.phase === "round" ? e.round : e.phase], ["choice", choice], ["reason", d.reason || "–"]]));
@@ -140,7 +146,8 @@ function renderDecisions(node) {
   const box = el("div", {class: "detail box", id: "decision-inspector"});
   for (const e of decisions) {
     const d = e.data;
-    const choice = Array.isArray(d.choice) ? d.choice.length + " chosen" : (e.type === "angle_decision" ? d.angles[d.choice] : d.choice);
+    const choice = Array.isArray(d.choice) ? d.choice.length + " chosen" : (e.type === "angle_decision" ? d.angles[d.choice]
+      : e.type === "follow_decision" ? d.candidates[d.choice].names.join(" + ") : d.choice);
     list.appendChild(el("div", {class: "decision-item" + (e.seq === divergenceSeq() ? " diverge" : ""), dataset: {seq: e.seq},
       onclick: () => inspectDecision(e.seq)},
       el("span", {class: "muted", text: "#" + e.seq + " "}), el("b", {text: e.type.replace("_decision", "")}),

@@ -1,6 +1,6 @@
-"""Policy registry: names -> policies for the three decision points (stop, angle, read).
+"""Policy registry: names -> policies for the decision points (stop, angle, read with keep, follow).
 
-`resolve_policies("heuristic")` gives all three from one family; `"stop=naive,angle=explore"`
+`resolve_policies("heuristic")` gives all of them from one family; `"stop=naive,angle=explore"`
 mixes them (unnamed kinds stay heuristic). A name that is not built in may be a
 `module:attr` path to a factory `(kind, config, seed) -> policy`. Unknown names fail with
 the list of valid ones.
@@ -18,25 +18,33 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, runtime_checkable
 
 from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.registry import load_object
-from citeloop.runtime.policies.base import AngleCandidate, Choice, QueryAnglePolicy, ReadPolicy, StopPolicy
-from citeloop.runtime.policies.explore import ExploreAngle, ExploreRead, ExploreStop
-from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
-from citeloop.runtime.policies.naive import NaiveAngle, NaiveRead, NaiveStop
+from citeloop.runtime.policies.base import (
+    AngleCandidate,
+    Choice,
+    FollowPolicy,
+    QueryAnglePolicy,
+    ReadPolicy,
+    StopPolicy,
+)
+from citeloop.runtime.policies.explore import ExploreAngle, ExploreFollow, ExploreRead, ExploreStop
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow, HeuristicRead, HeuristicStop
+from citeloop.runtime.policies.naive import NaiveAngle, NaiveFollow, NaiveRead, NaiveStop
 from citeloop.trajectories.events import BaseEvent
 
 if TYPE_CHECKING:
     from citeloop.runtime.recorder import Recorder
 
-KINDS = ("stop", "angle", "read")
+KINDS = ("stop", "angle", "read", "follow")
 Factory = Callable[[str, ResearchConfig, int], Any]
 
 
 def _heuristic(kind: str, config: ResearchConfig, seed: int) -> Any:
-    return {"stop": HeuristicStop, "angle": HeuristicAngle}.get(kind, lambda: HeuristicRead(config.read))()
+    return {"stop": HeuristicStop, "angle": HeuristicAngle, "follow": HeuristicFollow}.get(
+        kind, lambda: HeuristicRead(config.read))()
 
 
 def _naive(kind: str, config: ResearchConfig, seed: int) -> Any:
-    return {"stop": NaiveStop, "angle": NaiveAngle, "read": NaiveRead}[kind]()
+    return {"stop": NaiveStop, "angle": NaiveAngle, "read": NaiveRead, "follow": NaiveFollow}[kind]()
 
 
 def _explore(kind: str, config: ResearchConfig, seed: int) -> Any:
@@ -45,6 +53,8 @@ def _explore(kind: str, config: ResearchConfig, seed: int) -> Any:
         return ExploreStop(seed, eps)
     if kind == "angle":
         return ExploreAngle(seed, eps)
+    if kind == "follow":
+        return ExploreFollow(seed, eps)
     return ExploreRead(seed, eps, HeuristicRead(config.read))
 
 
@@ -55,7 +65,7 @@ class PolicyError(ValueError):
     pass
 
 
-LLM_FORM = ("llm:KIND=URL[#MODEL][,KIND=URL[#MODEL]...] with KIND in stop, angle, read and URL the server's "
+LLM_FORM = ("llm:KIND=URL[#MODEL][,KIND=URL[#MODEL]...] with KIND in stop, angle, read, follow and URL the server's "
             "OpenAI API root, e.g. llm:stop=http://127.0.0.1:8000/v1,read=http://127.0.0.1:8000/v1#my-model")
 
 
@@ -73,6 +83,7 @@ class PolicySet:
     stop: StopPolicy
     angle: QueryAnglePolicy
     read: ReadPolicy
+    follow: FollowPolicy
     spec: str
     """The spec string these were resolved from; recorded in the run header."""
 
@@ -117,7 +128,7 @@ def _llm_set(spec: str, config: ResearchConfig, recorded: Sequence[BaseEvent]) -
     except EndpointError as exc:
         raise PolicyError(str(exc)) from exc
     built = {kind: llm.get(kind) or _heuristic(kind, config, 0) for kind in KINDS}
-    return PolicySet(stop=built["stop"], angle=built["angle"], read=built["read"], spec=spec)
+    return PolicySet(stop=built["stop"], angle=built["angle"], read=built["read"], follow=built["follow"], spec=spec)
 
 
 def _factory(name: str) -> Factory:
@@ -135,7 +146,7 @@ def resolve_policies(spec: str, config: ResearchConfig, seed: int, recorded: Seq
         return _llm_set(spec, config, recorded)
     names = parse_policy_spec(spec)
     built = {kind: _factory(name)(kind, config, seed) for kind, name in names.items()}
-    return PolicySet(stop=built["stop"], angle=built["angle"], read=built["read"], spec=spec)
+    return PolicySet(stop=built["stop"], angle=built["angle"], read=built["read"], follow=built["follow"], spec=spec)
 
 
 __all__ = [

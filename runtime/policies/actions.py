@@ -7,6 +7,7 @@ are numbered from 1 as the prompt lists them.
 |-------|-----------------------------------|------------------------------|
 | stop  | `"stop"` or `"continue"`          | `STOP` / `CONTINUE`          |
 | angle | candidate index (0-based int)     | `ANGLE 2`                    |
+| follow| candidate index (0-based int)     | `FOLLOW 2`                   |
 | read  | tuple of 0-based indices, ordered | `READ 1,3` / `READ NONE`     |
 | keep  | tuple of 0-based indices, ordered | `KEEP 2,5` / `KEEP NONE`     |
 
@@ -22,12 +23,15 @@ from typing import TypeAlias
 Action: TypeAlias = str | int | tuple[int, ...]
 """`"stop"`/`"continue"`, an angle index, or the ordered indices read or kept."""
 
-KINDS = ("stop", "angle", "read", "keep")
-EVENT_TYPE = {"stop": "stop_decision", "angle": "angle_decision", "read": "read_decision", "keep": "keep_decision"}
+KINDS = ("stop", "angle", "read", "keep", "follow")
+EVENT_TYPE = {"stop": "stop_decision", "angle": "angle_decision", "read": "read_decision", "keep": "keep_decision",
+              "follow": "follow_decision"}
+INDEX_KINDS = ("angle", "follow")
+"""Kinds whose action is one candidate index."""
 KIND_OF_EVENT = {v: k for k, v in EVENT_TYPE.items()}
 
 _STOP = re.compile(r"\s*(STOP|CONTINUE)\s*", re.IGNORECASE)
-_ANGLE = re.compile(r"\s*ANGLE\s+(\d+)\s*", re.IGNORECASE)
+_INDEX = {kind: re.compile(rf"\s*{kind.upper()}\s+(\d+)\s*", re.IGNORECASE) for kind in INDEX_KINDS}
 _LIST = {kind: re.compile(rf"\s*{kind.upper()}\s+(NONE|\d+(?:\s*,\s*\d+)*)\s*", re.IGNORECASE)
          for kind in ("read", "keep")}
 
@@ -42,10 +46,10 @@ def format_action(kind: str, action: Action, n_candidates: int) -> str:
         if action not in ("stop", "continue"):
             raise ActionError(f"a stop action is 'stop' or 'continue', not {action!r}")
         return str(action).upper()
-    if kind == "angle":
+    if kind in INDEX_KINDS:
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < n_candidates:
-            raise ActionError(f"angle action {action!r} is not an index below {n_candidates}")
-        return f"ANGLE {action + 1}"
+            raise ActionError(f"{kind} action {action!r} is not an index below {n_candidates}")
+        return f"{kind.upper()} {action + 1}"
     if kind in ("read", "keep"):
         if not isinstance(action, tuple) or any(not isinstance(i, int) or not 0 <= i < n_candidates for i in action):
             raise ActionError(f"{kind} action {action!r} is not a tuple of indices below {n_candidates}")
@@ -60,8 +64,8 @@ def parse_action(kind: str, text: str, n_candidates: int) -> Action | None:
     if kind == "stop":
         m = _STOP.fullmatch(text)
         return m.group(1).lower() if m else None
-    if kind == "angle":
-        m = _ANGLE.fullmatch(text)
+    if kind in INDEX_KINDS:
+        m = _INDEX[kind].fullmatch(text)
         if not m:
             return None
         index = int(m.group(1)) - 1

@@ -1,4 +1,5 @@
-"""The three decision points as Protocols, and the candidate types they choose among.
+"""The decision points as Protocols (stop, angle, read with keep, follow), and the candidate
+types they choose among.
 
 Every policy sees a state and a list of candidates built by the engine, returns its choice
 and a one-line reason, and identifies itself by name and version. The engine records all of
@@ -10,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.trajectories.events import (
+    AngleState,
+    FollowCandidate,
+    FollowState,
+    KeepCandidate,
+    PolicyRef,
+    ReadState,
+    StopSignals,
+)
 
 
 @dataclass(frozen=True)
@@ -46,3 +55,11 @@ class ReadPolicy(Protocol):
     def choose_reads(self, state: ReadState, relevance: dict[str, float], limit: int) -> Choice: ...
 
     def choose_keep(self, candidates: list[KeepCandidate], limit: int) -> Choice: ...
+
+
+class FollowPolicy(Protocol):
+    """Which entity the next hop pursues (`FollowDecision`): an index into the candidates."""
+
+    ref: PolicyRef
+
+    def choose_follow(self, state: FollowState, candidates: list[FollowCandidate]) -> Choice: ...

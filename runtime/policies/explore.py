@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 
 from citeloop.runtime.policies.base import AngleCandidate, Choice
-from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
-from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow, HeuristicRead, HeuristicStop
+from citeloop.trajectories.events import FollowCandidate, FollowState, AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 REF = PolicyRef(name="explore", version="1")
 
@@ -78,4 +78,20 @@ class ExploreRead(_Explorer):
             size = min(limit, max(1, len(choice.value)), len(candidates))  # type: ignore[arg-type]
             pick = [c.sid for c in sorted(self.rng.sample(candidates, size), key=candidates.index)]
             return Choice(pick, f"explore: keep {pick} instead of {choice.value}")
+        return choice
+
+
+class ExploreFollow(_Explorer):
+    ref = REF
+
+    def __init__(self, seed: int, epsilon: float) -> None:
+        super().__init__(seed, "follow", epsilon)
+        self.base = HeuristicFollow()
+
+    def choose_follow(self, state: FollowState, candidates: list[FollowCandidate]) -> Choice:
+        choice = self.base.choose_follow(state, candidates)
+        others = [i for i in range(len(candidates)) if i != choice.value]
+        if others and self.deviate():
+            pick = self.rng.choice(others)
+            return Choice(pick, f"explore: follow {' / '.join(candidates[pick].names)} instead")
         return choice

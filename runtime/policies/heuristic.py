@@ -1,10 +1,19 @@
-"""The seed's rules as policies: three-signal stop, angle rotation, relevance-gated reading."""
+"""The seed's rules as policies: three-signal stop, angle rotation, relevance-gated reading,
+and the bridge rule for which entity the next hop follows."""
 
 from __future__ import annotations
 
 from citeloop.runtime.config import ReadSettings
 from citeloop.runtime.policies.base import AngleCandidate, Choice
-from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.trajectories.events import (
+    AngleState,
+    FollowCandidate,
+    FollowState,
+    KeepCandidate,
+    PolicyRef,
+    ReadState,
+    StopSignals,
+)
 
 # A first search casts wide (the sub-question in the context of the whole question) so its
 # hits can serve sibling sub-questions as leads; a later hop already knows its entity and
@@ -15,13 +24,17 @@ ANGLE_ORDER = NARROW_FIRST
 
 
 class HeuristicStop:
-    """Seed 4.3: stop only when minimum rounds, flat marginal gain and coverage all hold."""
+    """Seed 4.3: stop when minimum rounds, flat marginal gain and coverage all hold; and stop as
+    soon as every hop the answer is read from has its evidence, whatever else is still open
+    (a background hop or an expansion adds nothing to an answer already in hand). The engine
+    asks only while something can still be searched."""
 
-    ref = PolicyRef(name="heuristic", version="1")
+    ref = PolicyRef(name="heuristic", version="2")
 
     def decide_stop(self, s: StopSignals) -> Choice:
-        if not s.open_subqs:
-            return Choice("stop", "no sub-question can be searched any more")
+        if s.answer_ready:
+            return Choice("stop", f"the answer's hops have their evidence; {len(s.open_subqs)} other "
+                                  "sub-question(s) would add nothing to it")
         if not s.min_rounds_met:
             return Choice("continue", f"round {s.round} < minimum {s.min_rounds}")
         if s.coverage_met and s.gain_flat:
@@ -72,3 +85,14 @@ class HeuristicRead:
         if chosen:
             return Choice(chosen, f"top {len(chosen)} sentences with relevance >= {self.settings.min_card_relevance}")
         return Choice([], "no sentence is relevant enough to become evidence")
+
+
+class HeuristicFollow:
+    """Today's bridge rule: search the best-ranked names together and let the search rank the
+    one whose article matches the next hop's words; the rest stay leads if the hop fails."""
+
+    ref = PolicyRef(name="heuristic", version="1")
+
+    def choose_follow(self, state: FollowState, candidates: list[FollowCandidate]) -> Choice:
+        together = next((i for i, c in enumerate(candidates) if len(c.names) > 1), 0)
+        return Choice(together, f"the {len(candidates[together].names)} best-ranked names searched together")

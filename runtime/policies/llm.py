@@ -1,9 +1,9 @@
-"""The LLM policy: a served model takes the stop, angle, read and keep decisions.
+"""The LLM policy: a served model takes the stop, angle, read, keep and follow decisions.
 
 `LLMPolicy` renders each decision with the dataset templates (`citeloop.runtime.policies.prompts`),
 so a fine-tuned model sees exactly the prompts it was trained on, and asks an
 OpenAI-compatible server (vLLM) under a structured-output constraint that admits only valid
-action lines: a choice for stop and angle, a regex for read and keep (indices in range, no
+action lines: a choice for stop, angle and follow, a regex for read and keep (indices in range, no
 more than the limit). Temperature 0, logprobs requested; every call is recorded as a
 `model_call` event before the decision it served.
 
@@ -31,15 +31,18 @@ from citeloop.runtime.llm.client import ChatClient, Constraint, ModelEndpoint, O
 from citeloop.runtime.llm.prompts import RenderedPrompt
 from citeloop.runtime.llm.record import record_reply
 from citeloop.runtime.llm.recorded import RecordedChatClient
-from citeloop.runtime.policies.actions import Action, format_action, parse_action
+from citeloop.runtime.policies.actions import INDEX_KINDS, Action, format_action, parse_action
 from citeloop.runtime.policies.base import AngleCandidate, Choice
-from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, HeuristicStop
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow, HeuristicRead, HeuristicStop
 from citeloop.runtime.policies.prompts import TEMPLATES, RunContext, render_prompt
 from citeloop.trajectories.events import (
     AngleDecision,
     AngleState,
     BaseEvent,
     Event,
+    FollowCandidate,
+    FollowDecision,
+    FollowState,
     KeepCandidate,
     KeepDecision,
     ModelCall,
@@ -84,19 +87,20 @@ def action_constraint(kind: str, n: int, limit: int | None = None) -> Constraint
     Read/keep regexes cannot exclude a repeated index; `parse_action` rejects one."""
     if kind == "stop":
         return Constraint.choice(["CONTINUE", "STOP"])
-    if kind == "angle":
-        return Constraint.choice([f"ANGLE {i}" for i in range(1, n + 1)]) if n > 1 else None
+    if kind in INDEX_KINDS:
+        word = kind.upper()
+        return Constraint.choice([f"{word} {i}" for i in range(1, n + 1)]) if n > 1 else None
     if kind in ("read", "keep"):
         most = min(n, limit if limit is not None else n)
         if most <= 0:
             return None
         word, number = kind.upper(), _number(n)
         return Constraint.regex(rf"{word} (?:NONE|{number}(?:,{number}){{0,{most - 1}}})")
-    raise ValueError(f"unknown decision kind {kind!r}; valid: stop, angle, read, keep")
+    raise ValueError(f"unknown decision kind {kind!r}; valid: stop, angle, read, keep, follow")
 
 
 class LLMPolicy:
-    """Stop, angle and read (with keep) decisions by a served model, with the heuristic as fallback."""
+    """Stop, angle, read (with keep) and follow decisions by a served model, with the heuristic as fallback."""
 
     ref = LLM_REF
 
@@ -106,6 +110,7 @@ class LLMPolicy:
         self.fallback_stop = HeuristicStop()
         self.fallback_angle = HeuristicAngle()
         self.fallback_read = HeuristicRead(config.read)
+        self.fallback_follow = HeuristicFollow()
         self._recorder: Recorder | None = None
         self._seen = 0
         self._context: RunContext | None = None
@@ -164,7 +169,8 @@ class LLMPolicy:
                          lambda: self.fallback_angle.choose_angle(state, candidates))
 
     def choose_reads(self, state: ReadState, relevance: dict[str, float], limit: int) -> Choice:
-        doc_ids = [h.doc_id for h in state.hits]
+        read = set(state.already_read)
+        doc_ids = [h.doc_id for h in state.hits if h.doc_id not in read]  # the engine's options: unread hits
         event = self._pending(ReadDecision, subq=self._subq, state=state, candidates=doc_ids, choice=[])
         return self._ask("read", event, len(doc_ids), limit, lambda action: [doc_ids[i] for i in action],
                          lambda: self.fallback_read.choose_reads(state, relevance, limit))
@@ -176,13 +182,18 @@ class LLMPolicy:
         return self._ask("keep", event, len(candidates), limit, lambda action: [candidates[i].sid for i in action],
                          lambda: self.fallback_read.choose_keep(candidates, limit))
 
+    def choose_follow(self, state: FollowState, candidates: list[FollowCandidate]) -> Choice:
+        event = self._pending(FollowDecision, subq=self._subq, dep="", state=state, candidates=candidates, choice=0)
+        return self._ask("follow", event, len(candidates), None, lambda action: action,
+                         lambda: self.fallback_follow.choose_follow(state, candidates))
+
     def _ask(self, kind: str, event: Event, n: int, limit: int | None, value_of: Callable[[Any], object],
              fallback: Callable[[], Choice]) -> Choice:
         """The model's action (as a choice value, by `value_of`) or, failing that, the fallback's choice."""
         recorder, context = self._run()
         constraint = action_constraint(kind, n, limit)
         if constraint is None:
-            only: Action = 0 if kind == "angle" else ()  # one candidate, or nothing may be read or kept
+            only: Action = 0 if kind in INDEX_KINDS else ()  # one candidate, or nothing may be read or kept
             return Choice(value_of(only), f"llm: {format_action(kind, only, n)} is the only valid action; "
                                           "no model call")
         messages, template = render_prompt(event, context)
@@ -226,7 +237,7 @@ def llm_decision_counts(events: Sequence[BaseEvent]) -> dict[str, int]:
 # --------------------------------------------------------------------------- endpoints
 
 PROMPT_IDS = {"stop": {TEMPLATES["stop"].id}, "angle": {TEMPLATES["angle"].id},
-              "read": {TEMPLATES["read"].id, TEMPLATES["keep"].id}}
+              "read": {TEMPLATES["read"].id, TEMPLATES["keep"].id}, "follow": {TEMPLATES["follow"].id}}
 """Prompt ids each policy kind sends (the read policy also decides what to keep)."""
 
 

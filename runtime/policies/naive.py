@@ -8,7 +8,7 @@ when a round adds fewer than three facts, or after four iterations. No ledger ru
 from __future__ import annotations
 
 from citeloop.runtime.policies.base import AngleCandidate, Choice
-from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.trajectories.events import FollowCandidate, FollowState, AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 MAX_ITERATIONS = 4
 MIN_NEW_FACTS = 3
@@ -51,3 +51,12 @@ class NaiveRead:
     def choose_keep(self, candidates: list[KeepCandidate], limit: int) -> Choice:
         chosen = [c.sid for c in candidates if c.relevance > 0][:FACTS_PER_DOC]
         return Choice(chosen, f"first {len(chosen)} sentences mentioning the question")
+
+
+class NaiveFollow:
+    """Seed 003 has no hops; where citeloop's plan has them, the first option is taken."""
+
+    ref = PolicyRef(name="naive", version="1")
+
+    def choose_follow(self, state: FollowState, candidates: list[FollowCandidate]) -> Choice:
+        return Choice(0, "the first option")

@@ -21,6 +21,7 @@ from citeloop.runtime.policies.actions import KIND_OF_EVENT, Action
 from citeloop.trajectories.events import (
     AngleDecision,
     Event,
+    FollowDecision,
     KeepDecision,
     ReadDecision,
     StopDecision,
@@ -67,6 +68,14 @@ TEMPLATES: dict[str, PromptTemplate] = {
         f"{_DATA_RULE}\n"
         "Answer with exactly one line: KEEP followed by the numbers of the sentences to keep, comma-separated "
         "(e.g. KEEP 2,5), or KEEP NONE.")),
+    "follow": PromptTemplate("follow", "citeloop.follow", 1, (
+        "You choose which entity the next hop of a research run pursues.\n"
+        "A hop found its evidence; the names below are what that evidence mentions. The next hop searches for "
+        "the chosen name with its own words; names not chosen are tried only if that search leads nowhere. "
+        "Choose the name the question's chain of facts runs through; the first option searches the leading "
+        "names together and lets the search engine rank them.\n"
+        f"{_DATA_RULE}\n"
+        "Answer with exactly one line: FOLLOW n, where n is the number of one option.")),
 }
 
 
@@ -170,7 +179,25 @@ def _keep_user(e: KeepDecision, ctx: RunContext) -> str:
     ])
 
 
-_USER = {"stop": _stop_user, "angle": _angle_user, "read": _read_user, "keep": _keep_user}
+def _follow_user(e: FollowDecision, ctx: RunContext) -> str:
+    s = e.state
+    blocks = []
+    for i, c in enumerate(e.candidates, start=1):
+        names = " + ".join(json.dumps(n, ensure_ascii=False) for n in c.names)
+        if len(c.names) > 1:
+            blocks.append(f"[{i}] together: {names}")
+        else:
+            blocks.append(f"[{i}] {names}, named in:\n" + as_data_block(f"{c.title}\n{c.quote}", "corpus", None))
+    return "\n".join(_head(ctx, e.subq) + [
+        f"Round {s.round}. The hop that found them: {json.dumps(s.hop_question, ensure_ascii=False)}"
+        + (f" (it looks for a {s.finds})" if s.finds else ""),
+        f"The next hop's query, with the chosen name in the slot: {json.dumps(s.next_query, ensure_ascii=False)}",
+        "Options:",
+        "\n".join(blocks),
+    ])
+
+
+_USER = {"stop": _stop_user, "angle": _angle_user, "read": _read_user, "keep": _keep_user, "follow": _follow_user}
 
 
 def render_prompt(event: Event, ctx: RunContext) -> tuple[list[Message], PromptTemplate]:
@@ -185,11 +212,20 @@ def candidate_count(event: Event) -> int:
     return 2 if event.type == "stop_decision" else len(event.candidates)  # type: ignore[union-attr]
 
 
+def single_action(event: Event) -> bool:
+    """Could the policy have done only one thing here? (One angle or follow option; nothing to
+    read or keep, or no read left.) Such a decision teaches nothing and is no dataset row."""
+    n = candidate_count(event)
+    if event.type in ("read_decision", "keep_decision"):
+        return n == 0 or (event.type == "read_decision" and event.state.reads_left == 0)  # type: ignore[union-attr]
+    return n < 2
+
+
 def recorded_action(event: Event) -> Action:
     """The choice a decision event recorded, as an action value; ValueError if it names no candidate."""
     if isinstance(event, StopDecision):
         return event.choice
-    if isinstance(event, AngleDecision):
+    if isinstance(event, (AngleDecision, FollowDecision)):
         return event.choice
     if isinstance(event, ReadDecision):
         ids = list(event.candidates)

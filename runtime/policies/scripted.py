@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from citeloop.runtime.policies.base import AngleCandidate, Choice
-from citeloop.trajectories.events import AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
+from citeloop.trajectories.events import FollowCandidate, FollowState, AngleState, KeepCandidate, PolicyRef, ReadState, StopSignals
 
 
 class ScriptDivergence(RuntimeError):
@@ -135,3 +135,20 @@ class ScriptedRead(_Script):
         if any(v not in valid for v in value):
             raise ScriptDivergence("keep", self.keeps.position - 1, value, valid)
         return Choice(list(value), reason)
+
+
+class ScriptedFollow(_Script):
+    def __init__(self, choices: list[list[str]], then: Any, forced: dict[int, list[str]] | None = None,
+                 refs: list[PolicyRef] | None = None, reasons: list[str] | None = None) -> None:
+        """Choices are the followed names (a list per decision), matched by content, not position."""
+        super().__init__("follow", choices, forced, then, refs, reasons)
+
+    def choose_follow(self, state: FollowState, candidates: list[FollowCandidate]) -> Choice:
+        scripted, value, reason = self._next()
+        if not scripted:
+            self._handover()
+            return self.then.choose_follow(state, candidates)
+        options = [list(c.names) for c in candidates]
+        if list(value) not in options:
+            raise ScriptDivergence(self.kind, self.position - 1, value, options)
+        return Choice(options.index(list(value)), reason)
