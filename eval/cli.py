@@ -28,7 +28,7 @@ from citeloop.eval import eval_cli, loop_cli, view_cli
 from citeloop.filters import cli as filters_cli
 from citeloop.runtime import cli as runtime_cli
 from citeloop.training import cli as training_cli
-from citeloop.training import serve_cli, train_cli
+from citeloop.training import headroom_cli, serve_cli, train_cli
 from citeloop.trajectories import cli as trajectories_cli
 from citeloop.trajectories.cli import CommandError
 
@@ -40,6 +40,7 @@ filters_cli.register(app)
 view_cli.register(app)
 loop_cli.register(app)
 training_cli.register(app)
+headroom_cli.register(app)
 serve_cli.register(app)
 train_cli.register(app)
 

@@ -250,7 +250,7 @@ def eval_command(
 
 def gold_command(
     dataset: str = typer.Option(..., "--dataset", help="hotpotqa | musique | 2wiki | scifact | wice | PATH (as eval)"),
-    out: Path = typer.Option(..., "--out", help="Gold file to write (JSONL: question, level, units)."),
+    out: Path = typer.Option(..., "--out", help="Gold file to write (JSONL: question, level, units, answers)."),
     corpus: Path = typer.Option(None, "--corpus", help="Corpus JSONL for a user question file (default: embedded)."),
     data: Path = typer.Option(None, "--data", help=DATA_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print what was written as JSON."),
@@ -263,7 +263,8 @@ def gold_command(
     from citeloop.filters.gold import GoldEntry, GoldSet, question_key
 
     eval_set = load_eval_set(dataset, data, corpus)
-    entries = {question_key(q.question): GoldEntry(frozenset(q.gold), eval_set.level)
+    entries = {question_key(q.question): GoldEntry(frozenset(q.gold), eval_set.level,
+                                                   tuple(a for a in (q.answer, *q.aliases) if a))
                for q in eval_set.questions if q.gold}
     if not entries:
         raise DatasetError(f"{eval_set.name} has no question with gold evidence units")

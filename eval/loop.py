@@ -143,7 +143,8 @@ def split_sets(config: LoopConfig) -> tuple[list[EvalSet], list[EvalSet]]:
 
 
 def gold_of(sets: list[EvalSet]) -> GoldSet:
-    return GoldSet({question_key(q.question): GoldEntry(frozenset(q.gold), s.level)
+    return GoldSet({question_key(q.question): GoldEntry(frozenset(q.gold), s.level,
+                                                        tuple(a for a in (q.answer, *q.aliases) if a))
                     for s in sets for q in s.questions if q.gold})
 
 

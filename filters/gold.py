@@ -6,7 +6,8 @@ or title-level gold). A run's units are derived from its trajectory events: what
 keeps sentence granularity and `unit_hits` matches it against gold of any level, so one
 code path serves sentence-, paragraph- and title-level data sets.
 
-A gold file (JSONL, one question per line: `{"question", "level", "units": [[doc, i], ...]}`)
+A gold file (JSONL, one question per line: `{"question", "level", "units": [[doc, i], ...],
+"answers": [...]}`, answers optional)
 carries gold evidence to layers that may not import eval's data-set loaders; `citeloop gold`
 writes one from any evaluation set, and `citeloop export pairs --gold` reads it.
 """
@@ -119,6 +120,8 @@ def question_key(question: str) -> str:
 class GoldEntry:
     units: frozenset[Unit]
     level: str
+    answers: tuple[str, ...] = ()
+    """The gold short answer and its aliases, where the data set has them."""
 
 
 class GoldSet:
@@ -145,8 +148,10 @@ class GoldSet:
         with Path(path).open("w", encoding="utf-8") as f:
             for key, entry in self.entries.items():
                 units = sorted([d, i] for d, i in entry.units)
-                f.write(json.dumps({"question": key, "level": entry.level, "units": units},
-                                   ensure_ascii=False) + "\n")
+                row = {"question": key, "level": entry.level, "units": units}
+                if entry.answers:
+                    row["answers"] = list(entry.answers)
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
     @classmethod
     def read(cls, path: Path) -> GoldSet:
@@ -168,7 +173,11 @@ class GoldSet:
                     isinstance(u, list) and len(u) == 2 and isinstance(u[0], str) and isinstance(u[1], int)
                     and not isinstance(u[1], bool) for u in units):
                 raise GoldFileError(f"{where}: 'units' must be a list of [doc id, sentence index] pairs")
-            entries[question_key(row["question"])] = GoldEntry(frozenset((d, i) for d, i in units), level)
+            answers = row.get("answers", [])
+            if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+                raise GoldFileError(f"{where}: 'answers' must be a list of strings")
+            entries[question_key(row["question"])] = GoldEntry(frozenset((d, i) for d, i in units), level,
+                                                               tuple(answers))
         if not entries:
             raise GoldFileError(f"gold file {path} holds no questions")
         return cls(entries, str(path))

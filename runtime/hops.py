@@ -20,6 +20,8 @@ from citeloop.trajectories.models import EvidenceCard, SubQuestion
 
 BRIDGE_LEADS = 3
 """Bridge candidates put into the next hop's query and followed as names."""
+FOLLOW_OPTIONS = 6
+"""Names a follow decision offers one by one (the leaders together are one more option)."""
 
 
 class HopResolution:
@@ -126,8 +128,8 @@ class HopResolution:
                 fills: dict[str, str] = {}
                 candidates: list[str] = []
                 for dep in state.sq.depends_on:
-                    ranked = self._bridge_evidence(dep)[:BRIDGE_LEADS]
-                    names = [name for name, _, _ in ranked]
+                    ranked = self._bridge_evidence(dep)[:FOLLOW_OPTIONS]
+                    names = [name for name, _, _ in ranked[:BRIDGE_LEADS]]
                     followed = self._follow(state, dep, ranked) if len(state.sq.depends_on) == 1 else names
                     self.resolved.setdefault(dep, followed[0] if followed else "")
                     fills[dep] = " ".join(followed)
@@ -149,8 +151,8 @@ class HopResolution:
         pursues. The options are the leaders searched together (the search then ranks the one
         whose article matches the hop's words), then each alone; with one name there is no
         choice to make, and none is recorded."""
-        names = [name for name, _, _ in ranked]
-        if len(names) < 2:
+        names = [name for name, _, _ in ranked[:BRIDGE_LEADS]]
+        if len(ranked) < 2:
             return names
         options = [FollowCandidate(names=names, score=ranked[0][1])] + [
             FollowCandidate(names=[name], quote=card.quote, doc_id=card.doc_id, title=card.title, score=score)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import citeloop.training.rollouts as rollouts_mod
+import citeloop.training.outcomes as outcomes_mod
 from citeloop.eval.cli import main
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.training.pairs import alternatives, export_pairs
@@ -54,7 +54,7 @@ def test_margin_below_m_yields_nothing(run_path: Path, kit: ResearchKit) -> None
 
 def test_a_chosen_side_failing_the_verifier_yields_nothing(run_path: Path, kit: ResearchKit,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rollouts_mod, "report_verified", lambda events: False)
+    monkeypatch.setattr(outcomes_mod, "report_verified", lambda events: False)
     result = export_pairs([run_path], decision="stop", alternatives_k=1, min_margin=0.05, kit=kit)
     assert not any(result.rows.values())
     assert result.left_out["chosen side fails the verifier"] >= 1

@@ -31,7 +31,7 @@ export_app = typer.Typer(no_args_is_help=True, help="Training data from trajecto
 
 # Options every export command shares.
 RUNS = typer.Option(..., "--runs", help="Run files or directories of them (repeat --runs for more).")
-DECISION = typer.Option("all", "--decision", help="stop | angle | read | keep | all")
+DECISION = typer.Option("all", "--decision", help="stop | angle | read | keep | follow | all")
 OUT = typer.Option(..., "--out", help="Output directory (dataset/, parquet/, README.md, export.json).")
 TEST_SHARE = typer.Option(0.1, "--test-share", help="Share of questions (not rows) put in the test split.")
 OVERWRITE = typer.Option(False, "--overwrite", help="Replace a non-empty --out directory.")
@@ -53,21 +53,50 @@ def sft(
     decision: str = DECISION,
     out: Path = OUT,
     test_share: float = TEST_SHARE,
+    source: str = typer.Option("recorded", "--source", help="recorded (the action each run took) | best-of-k "
+                               "(branch each decision, keep the best-scoring action)"),
+    gold: Path = typer.Option(None, "--gold", help="best-of-k: gold file, to score branches by gold recall."),
+    alternatives: int = typer.Option(3, "--alternatives", help="best-of-k: alternatives branched per decision."),
+    per_kind: int = PER_KIND,
+    engine: str = typer.Option("process", "--engine", help="best-of-k: serial | process | ray"),
+    workers: int = typer.Option(None, "--workers", help="best-of-k: parallel rollout workers."),
+    corpus: Path = typer.Option(None, "--corpus", help="best-of-k: the runs' corpus (default: embedded)."),
     overwrite: bool = OVERWRITE,
     as_json: bool = AS_JSON,
 ) -> None:
-    """One SFT row per policy decision: prompt = the state the policy saw, completion = its action."""
+    """One SFT row per policy decision: prompt = the state the policy saw, completion = its action
+    (or, with --source best-of-k, the action whose branch scored best)."""
     from rich.progress import track
 
     from citeloop.training.hfdata import SFT_COLUMNS, sft_card
     from citeloop.training.sft import export_sft
 
-    def export(paths: list[Path]) -> Any:
-        progress = track(paths, description="reading runs", console=Console(stderr=True), disable=as_json)
-        return export_sft(progress, decision=decision, test_share=test_share)
+    if source not in ("recorded", "best-of-k"):
+        raise CommandError(f"--source {source!r} is not one of recorded, best-of-k")
+    columns: dict = SFT_COLUMNS
+    extra: list[str] = []
+    if source == "best-of-k":
+        from citeloop.training.best_of_k import BEST_OF_K_COLUMNS
 
-    summary = _export_decisions("sft", export, SFT_COLUMNS, sft_card, runs, decision, out, test_share,
-                                overwrite, as_json)
+        columns = BEST_OF_K_COLUMNS
+        extra = ["--source best-of-k", f"--alternatives {alternatives}", f"--engine {engine}"]
+        extra += [f"--gold {shlex.quote(str(gold))}"] if gold else []
+        extra += [f"--per-kind {per_kind}"] if per_kind else []
+
+    def export(paths: list[Path]) -> Any:
+        if source == "recorded":
+            progress = track(paths, description="reading runs", console=Console(stderr=True), disable=as_json)
+            return export_sft(progress, decision=decision, test_share=test_share)
+        from citeloop.runtime.session import ResearchKit
+        from citeloop.training.best_of_k import export_best_of_k
+        from citeloop.training.outcomes import OutcomeSettings
+
+        settings = OutcomeSettings(gold=_gold(gold), corpus=str(corpus) if corpus is not None else None)
+        return export_best_of_k(paths, decision, alternatives, test_share, settings, kit=ResearchKit.load(corpus),
+                                per_kind=per_kind, engine=engine, workers=workers)
+
+    summary = _export_decisions("sft", export, columns, sft_card, runs, decision, out, test_share,
+                                overwrite, as_json, extra)
     if summary is None:
         return
     console = Console()
@@ -135,7 +164,8 @@ def pairs(
     decision: str = DECISION,
     alternatives: int = typer.Option(2, "--alternatives", help="Alternative actions branched per decision (K)."),
     min_margin: float = typer.Option(0.05, "--min-margin", help="Least outcome-score margin for a pair (M)."),
-    search_cost: float = typer.Option(0.01, "--search-cost", help="Outcome-score cost per search."),
+    search_cost: float = typer.Option(0.03, "--search-cost", help="Outcome-score cost per search."),
+    read_cost: float = typer.Option(0.01, "--read-cost", help="Outcome-score cost per document read."),
     gold: Path = typer.Option(None, "--gold", help="Gold file (`citeloop gold`): score outcomes by gold recall "
                               "where it has the question."),
     per_kind: int = PER_KIND,
@@ -163,7 +193,7 @@ def pairs(
         with Progress(console=Console(stderr=True), disable=as_json) as progress:
             task = progress.add_task("branching runs", total=len(paths))
             result = export_pairs(paths, decision=decision, alternatives_k=alternatives, min_margin=min_margin,
-                                  test_share=test_share, kit=kit, search_cost=search_cost, gold=gold_set,
+                                  test_share=test_share, kit=kit, search_cost=search_cost, read_cost=read_cost, gold=gold_set,
                                   corpus=corpus, per_kind=per_kind, engine=engine, workers=workers, seed=seed,
                                   on_run=lambda _: progress.advance(task))
         if not any(result.rows.values()):
@@ -171,13 +201,14 @@ def pairs(
                    if result.errors else "")
             raise ExportError(f"no pair reached margin {min_margin} with a verified chosen side "
                               f"({sum(result.examined.values())} decisions branched, {result.rollouts} rollouts){why}")
-        extra = [f"--alternatives {alternatives}", f"--min-margin {min_margin}", f"--search-cost {search_cost}"]
+        extra = [f"--alternatives {alternatives}", f"--min-margin {min_margin}", f"--search-cost {search_cost}",
+                 f"--read-cost {read_cost}"]
         extra += [f"--gold {shlex.quote(str(gold))}"] if gold else []
         extra += [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
-        score = (f"gold evidence recall of what the branch read (where {gold} has the question), else "
-                 if gold else "")
-        score += (f"mean(citation correctness, coverage, 1 - unsupported-claim rate) - {search_cost} x searches "
-                  "(training/rollouts.py)")
+        score = (f"gold evidence recall of what the branch read + 0.5 x answer correct (where {gold} has the "
+                 "question and its answer), else " if gold else "")
+        score += (f"mean(citation correctness, coverage, 1 - unsupported-claim rate); minus {search_cost} x searches "
+                  f"and {read_cost} x reads (training/outcomes.py)")
         summary = result.summary(_command("pairs", runs, decision, out, test_share, *extra), test_share, score)
     except ExportError as exc:
         raise CommandError(str(exc)) from exc

@@ -209,21 +209,16 @@ def event_at(run: RunFile, seq: int) -> Event:
         e for e in run.events if e.seq == seq)
 
 
-def export_pairs(paths: Iterable[Path], decision: str = "all", alternatives_k: int = 2, min_margin: float = 0.05,
-                 test_share: float = 0.1, kit: ResearchKit | None = None, search_cost: float = 0.01,
-                 gold: GoldSet | None = None, corpus: str | Path | None = None, per_kind: int | None = None,
-                 engine: str = "serial", workers: int | None = None, seed: int = 0,
-                 outcome: CustomScorer | None = None, score_by_gold: bool = True,
-                 on_run: Callable[[RollResult], Any] | None = None) -> PairExport:
-    """Preference pairs from branching the runs at `paths` (see module docstring)."""
+def roll_decisions(paths: Iterable[Path], decision: str, alternatives_k: int, settings: OutcomeSettings,
+                   kit: ResearchKit | None = None, per_kind: int | None = None, engine: str = "serial",
+                   workers: int | None = None, seed: int = 0,
+                   on_run: Callable[[RollResult], Any] | None = None) -> PairExport:
+    """Select the decisions of the runs at `paths`, branch each with its recorded action and up
+    to `alternatives_k` others, and score every branch: the rollouts pairs, best-of-K rows and
+    the headroom report are all made from."""
     if alternatives_k < 1:
         raise ExportError(f"--alternatives {alternatives_k}: give at least 1")
-    if min_margin < 0:
-        raise ExportError(f"--min-margin {min_margin} is negative")
-    if not 0.0 <= test_share <= 1.0:
-        raise ExportError(f"--test-share {test_share} is not between 0 and 1")
     selection = select_decisions(paths, decision, per_kind, seed)
-    settings = OutcomeSettings(search_cost, gold, str(corpus) if corpus is not None else None, outcome, score_by_gold)
     jobs, actions = _jobs(selection, alternatives_k)
     result = PairExport(selection=selection, engine=engine, workers=workers or 1)
     started = time.perf_counter()
@@ -236,11 +231,30 @@ def export_pairs(paths: Iterable[Path], decision: str = "all", alternatives_k: i
     result.failed = {(r.path, seq): why for r in rolled for seq, why in r.errors.items()}
     result.actions = actions
     result.rollouts = sum(r.rollouts for r in rolled)
-    return emit_pairs(result, min_margin, test_share, score_by_gold, search_cost)
+    return result
+
+
+def export_pairs(paths: Iterable[Path], decision: str = "all", alternatives_k: int = 2, min_margin: float = 0.05,
+                 test_share: float = 0.1, kit: ResearchKit | None = None, search_cost: float = 0.03,
+                 gold: GoldSet | None = None, corpus: str | Path | None = None, per_kind: int | None = None,
+                 engine: str = "serial", workers: int | None = None, seed: int = 0,
+                 outcome: CustomScorer | None = None, score_by_gold: bool = True,
+                 on_run: Callable[[RollResult], Any] | None = None, read_cost: float = 0.01) -> PairExport:
+    """Preference pairs from branching the runs at `paths` (see module docstring)."""
+    if min_margin < 0:
+        raise ExportError(f"--min-margin {min_margin} is negative")
+    if not 0.0 <= test_share <= 1.0:
+        raise ExportError(f"--test-share {test_share} is not between 0 and 1")
+    settings = OutcomeSettings(search_cost=search_cost, read_cost=read_cost, gold=gold,
+                               corpus=str(corpus) if corpus is not None else None, custom=outcome,
+                               score_by_gold=score_by_gold)
+    result = roll_decisions(paths, decision, alternatives_k, settings, kit=kit, per_kind=per_kind, engine=engine,
+                            workers=workers, seed=seed, on_run=on_run)
+    return emit_pairs(result, min_margin, test_share, score_by_gold, settings)
 
 
 def emit_pairs(rolled: PairExport, min_margin: float, test_share: float, score_by_gold: bool = True,
-               search_cost: float = 0.01) -> PairExport:
+               settings: OutcomeSettings | None = None) -> PairExport:
     """The pairs of `rolled`'s outcomes: every two outcomes of a decision, compared (see module docstring).
 
     Rescoring (`score_by_gold`) reuses the rollouts, so gold-scored and gold-free pair sets of
@@ -257,7 +271,7 @@ def emit_pairs(rolled: PairExport, min_margin: float, test_share: float, score_b
         run, (base_action, others) = result.selection.runs[ref.path], result.actions[(ref.path, ref.seq)]
         event = event_at(run, ref.seq)
         result.examined[ref.kind] += 1
-        group = [(a, result.outcomes[(ref.path, ref.seq, a)].rescored(score_by_gold, search_cost))
+        group = [(a, result.outcomes[(ref.path, ref.seq, a)].rescored(score_by_gold, settings or OutcomeSettings()))
                  for a in (base_action, *others)]
         for first, second in combinations(group, 2):
             chosen, rejected = (first, second) if first[1].score >= second[1].score else (second, first)

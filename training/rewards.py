@@ -54,7 +54,8 @@ class RolloutReward:
     def from_settings(cls, corpus: str | None = None, search_cost: float = 0.01, gold: str | Path | None = None,
                       penalty: float = DEFAULT_PENALTY, log_path: str | Path | None = None) -> RolloutReward:
         gold_set = GoldSet.read(Path(gold)) if gold is not None else None
-        return cls(OutcomeSettings(search_cost, gold_set, corpus), penalty, Path(log_path) if log_path else None)
+        return cls(OutcomeSettings(search_cost=search_cost, gold=gold_set, corpus=corpus), penalty,
+                   Path(log_path) if log_path else None)
 
     def _run(self, path: str) -> RunFile:
         if path not in self._runs:

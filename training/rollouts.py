@@ -2,13 +2,9 @@
 
 A `RollJob` is one run file and, per decision, the actions to force there (the recorded
 one first). `roll_job` branches the run once per (decision, action) with runtime/branch.py,
-lets the run's own policy continue, and scores the finished branch (`score_outcome`):
-
-- where the gold file has the question: gold evidence recall of what the branch read
-  (filters/gold.py), minus `search_cost` per search (METRICS.md);
-- elsewhere: the mean of citation correctness, coverage and one minus the unsupported-claim
-  rate (filters/metrics.py; a metric not computed counts 0, since an empty report has earned
-  nothing), minus `search_cost` per search.
+lets the run's own policy continue, and scores the finished branch (`score_outcome` of
+training/outcomes.py: gold recall and answer correctness where gold has them, else the
+gold-free filters score; minus search and read costs).
 
 `roll_jobs` runs jobs with the chosen engine and returns results in job order, so the
 serial, process and Ray engines give identical results. Workers load the research kit once
@@ -20,83 +16,22 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from citeloop.filters.gold import GoldSet
-from citeloop.filters.metrics import score_run
 from citeloop.runtime.branch import branch_run
 from citeloop.runtime.replay import ReplayError
 from citeloop.runtime.session import ResearchKit
-from citeloop.trajectories.events import BaseEvent
-from citeloop.trajectories.header import RunHeader
 from citeloop.trajectories.runfile import RunFile, read_run
+from citeloop.training.outcomes import CustomScorer, Outcome, OutcomeSettings, score_outcome
 
 ENGINES = ("serial", "process", "ray")
 
-CustomScorer = Callable[[RunHeader, list[BaseEvent]], float]
-"""A hand-made outcome score (tests, experiments); it replaces the gold/filters score."""
-
-
-@dataclass(frozen=True)
-class OutcomeSettings:
-    search_cost: float = 0.01
-    gold: GoldSet | None = None
-    corpus: str | None = None
-    """The runs' corpus file; None is the embedded corpus."""
-    custom: CustomScorer | None = None
-    score_by_gold: bool = True
-    """False: record each side's gold recall but score by the filters (to measure how well they agree)."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    score: float
-    basis: str
-    """`gold_recall`, `filters` or `custom`: what `score` was computed from."""
-    verified: bool
-    """The report has a cited claim and every cited claim's verdict is `entail`."""
-    gold_recall: float | None
-    """Gold recall of what the branch read, where the gold file has the question."""
-    searches: int
-    run_id: str
-    filters_score: float
-    """The gold-free score, kept beside `score` so one set of rollouts can be scored both ways."""
-
-    def rescored(self, score_by_gold: bool, search_cost: float) -> Outcome:
-        """This outcome scored by gold recall (where known) or by the filters alone; custom scores stay."""
-        if self.basis == "custom":
-            return self
-        if score_by_gold and self.gold_recall is not None:
-            return replace(self, score=round(self.gold_recall - search_cost * self.searches, 6), basis="gold_recall")
-        return replace(self, score=self.filters_score, basis="filters")
-
-
-def report_verified(events: list[BaseEvent]) -> bool:
-    report = next((e.report for e in reversed(events) if e.type == "report_written"), None)  # type: ignore[attr-defined]
-    if report is None:
-        return False
-    cited = [c for section in report.sections for c in section.claims if c.citations]
-    return bool(cited) and all(c.verdict == "entail" for c in cited)
-
-
-def filter_quality(header: RunHeader, events: list[BaseEvent]) -> tuple[float, int]:
-    """(mean of citation correctness, coverage, supported share with None as 0; searches)."""
-    s = score_run(events, header=header)
-    supported = 1.0 - s.unsupported_claim_rate if s.unsupported_claim_rate is not None else 0.0
-    return ((s.citation_correctness or 0.0) + (s.coverage or 0.0) + supported) / 3, s.searches
-
-
-def score_outcome(header: RunHeader, events: list[BaseEvent], settings: OutcomeSettings) -> Outcome:
-    gold = settings.gold.recall(header.spec.question, events) if settings.gold is not None else None
-    quality, searches = filter_quality(header, events)
-    filters_score = round(quality - settings.search_cost * searches, 6)
-    outcome = Outcome(filters_score, "filters", report_verified(events), gold, searches, header.run_id, filters_score)
-    if settings.custom is not None:
-        return replace(outcome, score=round(settings.custom(header, events), 6), basis="custom")
-    return outcome.rescored(settings.score_by_gold, settings.search_cost)
+# The outcome scores live in training/outcomes.py; re-exported for the callers that import them from here.
+__all__ = ["CustomScorer", "Outcome", "OutcomeSettings", "RollJob", "RollResult", "roll_job", "roll_jobs",
+           "score_outcome"]
 
 
 @dataclass(frozen=True)

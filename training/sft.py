@@ -35,11 +35,15 @@ class ExportError(ValueError):
 
 
 def decision_kinds(decision: str) -> tuple[str, ...]:
+    """`all`, one kind, or kinds separated by commas (`stop,follow`)."""
     if decision == "all":
         return KINDS
-    if decision not in KINDS:
-        raise ExportError(f"--decision {decision!r} is not one of {', '.join(KINDS)}, all")
-    return (decision,)
+    kinds = tuple(k.strip() for k in decision.split(","))
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown or not kinds:
+        raise ExportError(f"--decision {decision!r} is not one of {', '.join(KINDS)}, all (or kinds separated by "
+                          "commas)")
+    return kinds
 
 
 def split_of(question: str, test_share: float) -> str:
