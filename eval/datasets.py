@@ -13,6 +13,10 @@ per claim, the documents it is checked against and the gold label for each.
 | scifact  | claims_train.jsonl         | sentence   | corpus.jsonl, ids `scifact-DOCID`, pre-split  |
 | wice     | claim_dev.jsonl            | sentence   | one document per claim, `wice-ID`, pre-split  |
 
+A path to a JSONL file loads as a claim set when its rows are SciFact or WiCE claims (the
+first row decides; a SciFact file reads its abstracts from `--corpus` or the corpus.jsonl
+beside it), else as a question file of the user's own.
+
 HotpotQA and MuSiQue use the embedded corpus (the union of both samples, built from the
 same files by `citeloop.runtime.corpus.build_multihop_corpus`), so their numbers compare with
 `eval.bench_runtime` and with `citeloop research` on its default corpus.
@@ -42,6 +46,7 @@ from citeloop.trajectories.jsonl import read_json_lines
 Unit = tuple[str, int]
 Level = Literal["sentence", "paragraph", "title"]
 Task = Literal["research", "verify"]
+ClaimFormat = Literal["scifact", "wice"]
 
 DATASETS = ("hotpotqa", "musique", "2wiki", "scifact", "wice")
 BUILTIN_DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -101,6 +106,9 @@ class EvalSet(BaseModel):
     corpus: Corpus
     tasks: tuple[Task, ...] = ("research",)
     """What the set supports; the first is the default."""
+    claim_format: ClaimFormat | None = None
+    """For a claim set, whose labels it carries (SciFact's or WiCE's), so a claim file of
+    either format is scored with that format's verdict mapping."""
     config_overrides: dict[str, object] = Field(default_factory=dict)
     """Research config settings the benchmark is defined with (e.g. 2Wiki's read budget)."""
     notes: list[str] = Field(default_factory=list)
@@ -252,8 +260,7 @@ def load_2wiki(data_dir: Path = BUILTIN_DATA_DIR, corpus: Corpus | None = None) 
 SCIFACT_NEI = "NOT_ENOUGH_INFO"
 
 
-def load_scifact_corpus(data_dir: Path | None = None) -> Corpus:
-    path = _claims_file("scifact", claims_data_dir("scifact", data_dir), "corpus.jsonl")
+def _scifact_corpus_file(path: Path) -> Corpus:
     docs = []
     for lineno, row in _read_jsonl(path):
         sentences = [s.strip() for s in row["abstract"]]
@@ -264,14 +271,16 @@ def load_scifact_corpus(data_dir: Path | None = None) -> Corpus:
     return Corpus(docs, source=str(path))
 
 
-def load_scifact(data_dir: Path | None = None, corpus: Corpus | None = None) -> EvalSet:
-    """SciFact claims: gold = rationale sentences; doc_labels = every cited abstract's label
-    (SUPPORT / CONTRADICT where it is evidence, NOT_ENOUGH_INFO where it is cited but not)."""
-    data_dir = claims_data_dir("scifact", data_dir)
-    claims = _claims_file("scifact", data_dir, "claims_train.jsonl")
-    corpus = corpus or load_scifact_corpus(data_dir)
+def load_scifact_corpus(data_dir: Path | None = None) -> Corpus:
+    return _scifact_corpus_file(_claims_file("scifact", claims_data_dir("scifact", data_dir), "corpus.jsonl"))
+
+
+def scifact_questions(path: Path) -> list[EvalQuestion]:
+    """The claims of a SciFact claims file: gold = rationale sentences; doc_labels = every
+    cited abstract's label (SUPPORT / CONTRADICT where it is evidence, NOT_ENOUGH_INFO where
+    it is cited but not)."""
     questions = []
-    for _, row in _read_jsonl(claims):
+    for _, row in _read_jsonl(path):
         gold: set[Unit] = set()
         labels: dict[str, str] = {}
         for doc_id in row["cited_doc_ids"]:
@@ -283,29 +292,82 @@ def load_scifact(data_dir: Path | None = None, corpus: Corpus | None = None) -> 
             gold.update((key, i) for r in rationales for i in r["sentences"])
         questions.append(EvalQuestion(id=str(row["id"]), question=row["claim"], type="claim",
                                       gold=sorted(gold), doc_labels=labels))
-    return EvalSet(name="scifact", level="sentence", questions=questions, corpus=corpus,
-                   tasks=("verify", "research"))
+    return questions
 
 
-def load_wice(data_dir: Path | None = None) -> EvalSet:
-    """WiCE claims, each with its cited article as one document (its sentences as given)."""
-    path = _claims_file("wice", claims_data_dir("wice", data_dir), "claim_dev.jsonl")
+def load_scifact(data_dir: Path | None = None, corpus: Corpus | None = None) -> EvalSet:
+    """SciFact's train claims against its corpus (see `scifact_questions`)."""
+    data_dir = claims_data_dir("scifact", data_dir)
+    claims = _claims_file("scifact", data_dir, "claims_train.jsonl")
+    corpus = corpus or load_scifact_corpus(data_dir)
+    return EvalSet(name="scifact", level="sentence", questions=scifact_questions(claims), corpus=corpus,
+                   tasks=("verify", "research"), claim_format="scifact")
+
+
+def wice_claims(path: Path) -> tuple[list[Document], list[EvalQuestion]]:
+    """The claims of a WiCE file, each with its cited article as one document (`wice-ID`,
+    its sentences as given)."""
     docs, questions = [], []
     for lineno, row in _read_jsonl(path):
         qid = str(row["meta"]["id"])
         doc_id = f"wice-{qid}"
+        if not row["evidence"]:
+            raise DatasetError(f"{path}:{lineno}: claim has no evidence sentences")
         # Keep every index valid: a blank line of the scrape becomes a placeholder.
         sentences = [s.strip() or "(empty)" for s in row["evidence"]]
-        title = sentences[0].removeprefix("(meta data) TITLE:").strip() if sentences else qid
+        title = sentences[0].removeprefix("(meta data) TITLE:").strip()
         docs.append(Document(id=doc_id, title=title or qid, text=" ".join(sentences), sentences=sentences))
         sets = [sorted((doc_id, i) for i in s) for s in row["supporting_sentences"]]
         questions.append(EvalQuestion(id=qid, question=row["claim"], label=row["label"], type="claim",
                                       gold=sorted({u for s in sets for u in s}), gold_sets=sets,
                                       doc_labels={doc_id: row["label"]}))
-        if not sentences:
-            raise DatasetError(f"{path}:{lineno}: claim has no evidence sentences")
+    return docs, questions
+
+
+def load_wice(data_dir: Path | None = None) -> EvalSet:
+    """WiCE's dev claims (see `wice_claims`)."""
+    path = _claims_file("wice", claims_data_dir("wice", data_dir), "claim_dev.jsonl")
+    docs, questions = wice_claims(path)
     return EvalSet(name="wice", level="sentence", questions=questions, corpus=Corpus(docs, source=str(path)),
-                   tasks=("verify", "research"))
+                   tasks=("verify", "research"), claim_format="wice")
+
+
+def claim_file_format(path: Path) -> ClaimFormat | None:
+    """"scifact" or "wice" when the first row of a JSONL file has that release's claim
+    fields (SciFact: claim, evidence, cited_doc_ids; WiCE: claim, evidence, label,
+    supporting_sentences, meta), else None (a question file)."""
+    for _, row in _read_jsonl(path):
+        keys = set(row) if isinstance(row, dict) else set()
+        if {"claim", "evidence", "cited_doc_ids"} <= keys:
+            return "scifact"
+        if {"claim", "evidence", "label", "supporting_sentences", "meta"} <= keys:
+            return "wice"
+        return None
+    return None
+
+
+def load_claim_file(path: Path, corpus: str | Path | None = None) -> EvalSet:
+    """A SciFact- or WiCE-format claim file as a claim set named after the file. A SciFact
+    file needs its abstracts: `corpus` (a SciFact corpus.jsonl), else the corpus.jsonl
+    beside the claims file, as in the SciFact release."""
+    path = Path(path)
+    fmt = claim_file_format(path)
+    if fmt == "scifact":
+        corpus_path = Path(corpus) if corpus is not None else path.parent / "corpus.jsonl"
+        if not corpus_path.is_file():
+            raise DatasetError(f"{path}: a SciFact claims file needs its corpus: no {corpus_path}; "
+                               f"pass --corpus CORPUS.jsonl (SciFact's corpus.jsonl)")
+        questions = scifact_questions(path)
+        loaded = _scifact_corpus_file(corpus_path)
+        missing = sorted({d for q in questions for d in q.doc_labels if loaded.get(d) is None})
+        notes = [f"{len(missing)} cited documents are not in {corpus_path} and are skipped"] if missing else []
+        return EvalSet(name=path.stem, level="sentence", questions=questions, corpus=loaded,
+                       tasks=("verify", "research"), claim_format="scifact", notes=notes)
+    if fmt == "wice":
+        docs, questions = wice_claims(path)
+        return EvalSet(name=path.stem, level="sentence", questions=questions, corpus=Corpus(docs, source=str(path)),
+                       tasks=("verify", "research"), claim_format="wice")
+    raise DatasetError(f"{path}: not a SciFact or WiCE claim file")
 
 
 # --------------------------------------------------------------------------- user sets
@@ -368,7 +430,8 @@ def load_user_set(path: str | Path, corpus: Corpus | str | Path | None = None) -
 
 
 def load_eval_set(name: str, data_dir: Path | None = None, corpus: str | Path | None = None) -> EvalSet:
-    """A built-in data set by name, or a user JSONL question file by path.
+    """A built-in data set by name, or a JSONL file by path: a SciFact- or WiCE-format claim
+    file (`load_claim_file`), else a user question file (`load_user_set`).
 
     `data_dir` (`--data`): where the data set's files are (`DIR/multihop/`, `DIR/scifact/`,
     `DIR/wice/`); None: the shipped copy for the multihop sets, `SHARED_DATA_DIR` (when it
@@ -385,6 +448,8 @@ def load_eval_set(name: str, data_dir: Path | None = None, corpus: str | Path | 
     if Path(name).suffix in (".jsonl", ".json") or Path(name).is_file():
         if not Path(name).is_file():
             raise DatasetError(f"{name}: question file not found")
+        if claim_file_format(Path(name)) is not None:
+            return load_claim_file(Path(name), corpus)
         return load_user_set(name, corpus)
     raise DatasetError(f"unknown dataset {name!r}; valid: {', '.join(DATASETS)} or a path to a JSONL question file")
 
@@ -392,4 +457,5 @@ def load_eval_set(name: str, data_dir: Path | None = None, corpus: str | Path | 
 __all__ = ["EvalQuestion", "EvalSet", "DatasetError", "DATASETS", "BUILTIN_DATA_DIR", "DEFAULT_DATA_DIR",
            "SHARED_DATA_DIR", "claims_data_dir", "load_eval_set", "load_hotpotqa", "load_musique",
            "hotpotqa_questions", "musique_questions", "load_2wiki", "load_2wiki_corpus", "load_scifact",
-           "load_scifact_corpus", "load_wice", "load_user_set", "wiki2_type", "SCIFACT_NEI", "CorpusError"]
+           "load_scifact_corpus", "load_wice", "load_user_set", "wiki2_type", "SCIFACT_NEI", "CorpusError",
+           "ClaimFormat", "claim_file_format", "load_claim_file", "scifact_questions", "wice_claims"]

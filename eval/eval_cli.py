@@ -2,7 +2,9 @@
 
     citeloop eval --dataset hotpotqa --policies heuristic,naive,explore [--limit N] [--out DIR] [--json]
     citeloop eval --dataset hotpotqa --limit 5 --runs-out runs/eval   # keep every run file
+    citeloop eval --dataset 2wiki --engine process --workers 2       # runs spread over 2 processes
     citeloop eval --dataset scifact --data DIR  # claim sets default to verifier accuracy
+    citeloop eval --task verify --dataset claims.jsonl [--corpus corpus.jsonl] [--split validation]
     citeloop eval --dataset my_questions.jsonl --corpus my_corpus.jsonl
     citeloop gold --dataset hotpotqa --out gold/hotpotqa.jsonl
 
@@ -11,7 +13,10 @@ themselves are kept only with `--runs-out DIR`: `DIR/POLICY/QUESTION_ID.jsonl`, 
 question per policy (see `citeloop.eval.harness.run_file_name`).
 
 HotpotQA, MuSiQue and 2Wiki ship with citeloop (eval/data/multihop); SciFact and WiCE do
-not: pass `--data DIR` (see `citeloop.eval.datasets`).
+not: pass `--data DIR` (see `citeloop.eval.datasets`). A JSONL file in SciFact's or WiCE's
+claim format scores the verifier on its claims, beside the overlap and majority baselines
+of the same run with bootstrap intervals of the difference; eval.json keeps every
+(claim, document) verdict under `verification.per_claim`.
 """
 
 from __future__ import annotations
@@ -133,14 +138,20 @@ def _research_tables(payload: dict, console: Console) -> None:
 def _verify_table(payload: dict, console: Console) -> None:
     v = payload["verification"]
     table = Table(title=f"{payload['dataset']['name']}: verifier {v['verifier']['name']} on {v['pairs']} "
-                        f"(claim, document) pairs")
-    for c in ("", "accuracy", "macro-F1"):
+                        f"(claim, document) pairs of {v['claims']} claims, split {v['split']}")
+    for c in ("", "accuracy", "macro-F1", "verifier - this, macro-F1 [95% CI]"):
         table.add_column(c, justify="right" if c else "left")
-    table.add_row(v["verifier"]["name"], _fmt(v["accuracy"]), _fmt(v["macro_f1"]))
-    table.add_row(f"majority ({v['majority']['label']})", _fmt(v["majority"]["accuracy"]),
-                  _fmt(v["majority"]["macro_f1"]))
+    table.add_row(v["verifier"]["name"], _fmt(v["accuracy"]), _fmt(v["macro_f1"]), "")
+    if "baselines" in v:
+        over, maj = v["baselines"]["overlap"], v["baselines"]["majority"]
+        for label, base, diff in ((f"overlap baseline (cut-offs {over['cutoffs'][0]:.3f} / {over['cutoffs'][1]:.3f})",
+                                   over, v["vs_baselines"]["overlap"]),
+                                  (f"majority ({maj['label']})", maj, v["vs_baselines"]["majority"])):
+            low, high = diff["ci95_points"]
+            table.add_row(label, _fmt(base["accuracy"]), _fmt(base["macro_f1"]),
+                          f"{diff['macro_f1_points']:+.1f} [{low:+.1f}, {high:+.1f}]")
     if "partial_as_nei" in v:
-        table.add_row("partial -> NEI", _fmt(v["partial_as_nei"]["accuracy"]), _fmt(v["partial_as_nei"]["macro_f1"]))
+        table.add_row("partial -> NEI", _fmt(v["partial_as_nei"]["accuracy"]), _fmt(v["partial_as_nei"]["macro_f1"]), "")
     console.print(table)
     labels = list(v["confusion"])
     conf = Table(title="confusion (rows gold, columns verifier)")
@@ -153,11 +164,18 @@ def _verify_table(payload: dict, console: Console) -> None:
         conf.add_row(g, *[str(v["confusion"][g][p]) for p in labels],
                      f"{_fmt(pc['precision'])} / {_fmt(pc['recall'])} / {_fmt(pc['f1'])}")
     console.print(conf)
-    console.print(f"macro-F1 gain over majority: {v['macro_f1_gain_points']:+.1f} points")
+    if "checks" in v:
+        for name, c in v["checks"].items():
+            console.print(f"check {name}: ran {c['ran']}, fired {c['fired']} ({c['fire_rate']:.1%}), "
+                          f"fallbacks {c.get('fallbacks', 0)}")
+    if "baselines" in v:
+        console.print(f"overlap baseline cut-offs tuned on {v['baselines']['overlap']['tuned_on']} "
+                      f"({v['baselines']['overlap']['tuned_pairs']} pairs); intervals: paired bootstrap over claims, "
+                      f"{v['vs_baselines']['overlap']['resamples']} resamples")
 
 
 def eval_command(
-    dataset: str = typer.Option(..., "--dataset", help="hotpotqa | musique | 2wiki | scifact | wice | PATH to a "
+    dataset: str = typer.Option(..., "--dataset", help="hotpotqa | musique | 2wiki | scifact | wice | PATH to a SciFact or WiCE claim file, or to a "
                                                        "JSONL of {id, question, answer?, gold?: [{doc_id, sentence?}]}"),
     policies: str = typer.Option("heuristic,naive", help="Comma-separated: heuristic, naive, explore, llm:..., "
                                                          "module:attr. naive also uses the naive planner."),
@@ -172,7 +190,15 @@ def eval_command(
     task: str = typer.Option("auto", help="auto | research | verify (claim sets default to verify)."),
     corpus: Path = typer.Option(None, "--corpus", help="Corpus JSONL for a user question file (default: embedded)."),
     data: Path = typer.Option(None, "--data", help=DATA_HELP),
-    verifier: str = typer.Option("lexical", help="Verifier for --task verify."),
+    verifier: str = typer.Option("lexical", help="Verifier for --task verify: lexical, trained:ENDPOINT (the "
+                                                   "trained verdict model behind the lexical pre-stage; ENDPOINT "
+                                                   "is a YAML or fake:NAME), a registered name or module:attr."),
+    split: str = typer.Option("all", help="--task verify: score the claims of one part of the fixed split only: "
+                                          "all | tune | validation (see citeloop.eval.verify_baselines)."),
+    verifier_config: Path = typer.Option(None, "--verifier-config", help="--task verify: the verifier's cut-offs "
+                                                                          "(YAML of VerifierConfig; default "
+                                                                          "configs/verify/claims.yaml, tuned on the "
+                                                                          "tuning part of SciFact and WiCE)."),
     runs_out: Path = typer.Option(None, "--runs-out", help="Keep every run file the evaluation makes (research task), "
                                                            "one per question per policy, as DIR/POLICY/QUESTION_ID."
                                                            "jsonl (files of the same name are replaced), for "
@@ -180,22 +206,35 @@ def eval_command(
                                                            "`citeloop view FILE` or `citeloop view --eval "
                                                            "OUT/eval.json --runs DIR/POLICY`. Default: runs are "
                                                            "scored in memory and not kept."),
+    engine: str = typer.Option("serial", "--engine", help="serial | process | ray (research task; RAY_ADDRESS "
+                                                          "set: that cluster, else a local instance). The "
+                                                          "results are the same whichever engine."),
+    workers: int = typer.Option(None, "--workers", min=1, help="Worker processes for --engine process or ray "
+                                                               "(default: the CPU count)."),
 ) -> None:
     """Compare policies on a gold data set (same questions, same budget), or score the verifier."""
     from citeloop.eval.charts import confusion_chart, quality_cost_chart
     from citeloop.eval.datasets import DatasetError, load_eval_set
     from citeloop.eval.harness import bm25_baseline, check_policies, parse_policies, run_eval
-    from citeloop.eval.verifier_eval import evaluate_verifier, pair_count
+    from citeloop.eval.verifier_eval import claims_config, evaluate_verifier, pair_count
+    from citeloop.runtime.llm.parts import make_verifier
     from citeloop.runtime.config import load_config
     from citeloop.runtime.index import BM25Index
     from citeloop.runtime.session import ResearchKit
+    from citeloop.trajectories.engines import EngineError, check_engine
 
+    if split not in ("all", "tune", "validation"):
+        raise DatasetError(f"--split {split!r}: expected all, tune or validation")
     eval_set = load_eval_set(dataset, data, corpus)
     if task == "auto":
         task = eval_set.tasks[0]
     if task not in eval_set.tasks:
         raise DatasetError(f"task {task!r} is not available for {eval_set.name} (available: {', '.join(eval_set.tasks)})")
     runs_out = _runs_out(runs_out, task)
+    if task == "verify" and (engine != "serial" or workers is not None):
+        raise DatasetError("--engine and --workers spread research runs; --task verify makes none (leave them out)")
+    # A bad verifier or config fails before any work.
+    checker = make_verifier(verifier, claims_config(verifier_config)) if task == "verify" else None
     eval_set = eval_set.limit(limit)
     out = out or Path("eval-out") / eval_set.name
     err = Console(stderr=True)
@@ -210,14 +249,20 @@ def eval_command(
     t0 = time.perf_counter()
     if task == "verify":
         with _progress(err) as progress:
-            bar = progress.add_task("verifying", total=pair_count(eval_set))
-            payload["verification"] = evaluate_verifier(eval_set, verifier, on_pair=lambda: progress.advance(bar))
+            part = None if split == "all" else split
+            bar = progress.add_task("verifying", total=pair_count(eval_set, split=part))
+            payload["verification"] = evaluate_verifier(eval_set, checker, on_pair=lambda: progress.advance(bar),
+                                                        split=part)  # type: ignore[arg-type]
         chart = confusion_chart(payload["verification"]["confusion"], out / "confusion.png",
                                 f"{eval_set.name}: {verifier} verifier vs gold")
     else:
         runs = parse_policies(policies)
         cfg = load_config(config, _overrides(eval_set, settings))
         check_policies(runs, cfg, seed)  # before the index and the progress bar: fail fast, write nothing
+        try:
+            check_engine(engine, workers)
+        except EngineError as exc:
+            raise DatasetError(str(exc)) from exc
         payload.update({"budget": cfg.budget.model_dump(), "config_digest": cfg.digest(),
                         "config_overrides": _overrides(eval_set, settings)})
         t_index = time.perf_counter()
@@ -227,7 +272,7 @@ def eval_command(
         with _progress(err) as progress:
             bar = progress.add_task("researching", total=len(eval_set.questions) * len(runs))
             payload.update(run_eval(eval_set, kit, runs, cfg, seed, on_step=lambda: progress.advance(bar),
-                                    runs_out=runs_out))
+                                    runs_out=runs_out, engine=engine, workers=workers))
         payload["bm25_baseline"] = bm25_baseline(eval_set, index, k=10)
         chart = quality_cost_chart(payload["policies"], out / "quality_cost.png",
                                    f"{eval_set.name}: gold recall vs searches ({len(eval_set.questions)} questions)",

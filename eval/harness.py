@@ -12,14 +12,15 @@ alone) is computed directly with the index.
 `naive` means seed 003's loop: the naive planner with naive policies. Every other policy
 name runs with the rule planner.
 
-Runs are captured in memory; with `runs_out` every run is also kept as a run file,
+The runs go through `trajectories.engines.run_jobs` (serially, in forked processes or on
+Ray; `--engine`, `--workers`), with the same results whichever engine. Runs are captured in
+memory; with `runs_out` every run is also kept as a run file,
 `runs_out/POLICY/QUESTION_ID.jsonl` (`run_file_name`: names made file-safe, deterministic),
 so `citeloop show`, `citeloop score runs_out/POLICY` and `citeloop view` open them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -35,8 +36,11 @@ from citeloop.filters.metrics import aggregate as aggregate_scores
 from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.policies import PolicyError, resolve_policies
-from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.questions import safe_name
+from citeloop.runtime.corpus import Corpus
+from citeloop.runtime.session import ResearchKit, kit_for, run_research, share_kit
 from citeloop.runtime.text import fold_accents
+from citeloop.trajectories.engines import check_engine, run_jobs
 from citeloop.trajectories.runfile import FileSink, MemorySink
 
 CORE_METRICS = ("citation_correctness", "coverage", "plan_coverage", "unsupported_claim_rate", "partial_rate",
@@ -69,18 +73,6 @@ def check_policies(runs: Sequence[PolicyRun], config: ResearchConfig, seed: int)
 
 
 # --------------------------------------------------------------------------- kept run files
-
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def safe_name(name: str, limit: int = 80) -> str:
-    """`name` as one file-name component: unchanged when it is already safe, else its safe
-    characters plus 8 hex digits of its SHA-256 (so two names never meet on one file)."""
-    safe = _UNSAFE.sub("_", name).strip("._-")[:limit]
-    if safe == name:
-        return name
-    return f"{safe or 'x'}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
 
 
 def run_file_name(policy: str, qid: str) -> Path:
@@ -221,49 +213,89 @@ def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, An
 # --------------------------------------------------------------------------- the run
 
 
+@dataclass(frozen=True)
+class EvalShared:
+    """What every (policy, question) run of an evaluation shares; sent to each worker once."""
+
+    corpus: Corpus
+    config: ResearchConfig
+    seed: int
+    level: str
+    sp: bool
+    runs_out: str | None
+    """Absolute, so a worker with another working directory writes where the caller asked."""
+    keep_events: bool
+    """Send each run's events back (for `on_run`)."""
+
+
+@dataclass(frozen=True)
+class EvalJob:
+    policy: PolicyRun
+    question: EvalQuestion
+
+
+@dataclass(frozen=True)
+class EvalOutcome:
+    row: dict[str, Any]
+    score: RunScore
+    events: list | None
+
+
+def eval_one(shared: EvalShared, job: EvalJob) -> EvalOutcome:
+    """Research one question under one policy and score it (a `run_jobs` job)."""
+    kit = kit_for(shared.corpus)
+    q, run = job.question, job.policy
+    sink = MemorySink()
+    t0 = time.perf_counter()
+    result, _ = run_research(q.question, kit, shared.config, policy_spec=run.policy_spec, seed=shared.seed,
+                             out_dir=None, sink=sink, planner=run.planner)
+    wall = time.perf_counter() - t0
+    counts = result.outcome.counts
+    score = score_run(sink.events, header=sink.header, gold_answers=[a for a in (q.answer, *q.aliases) if a] or None)
+    row = {
+        "qid": q.id, "type": q.type, "run_id": result.run_id, "stop_reason": result.outcome.stop_reason,
+        "answer": score.answer, "gold_answer": q.answer,
+        **score_question(q, sink.events, kit, shared.level, shared.sp), **core_metrics(score),
+        "diagnosis": score.diagnosis_codes,
+        "searches": counts.get("searches", 0), "reads": counts.get("reads", 0),
+        "model_calls": score.model_calls, "tokens": score.tokens,
+        "wall_s": round(wall, 4),
+    }
+    if shared.runs_out is not None:
+        keep_run(sink, Path(shared.runs_out) / run_file_name(run.name, q.id))
+    return EvalOutcome(row, score, sink.events if shared.keep_events else None)
+
+
 def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun], config: ResearchConfig,
              seed: int = 0, on_step: Callable[[], None] | None = None,
              on_run: Callable[[str, list], Any] | None = None,
-             runs_out: Path | None = None) -> dict[str, Any]:
+             runs_out: Path | None = None, engine: str = "serial", workers: int | None = None) -> dict[str, Any]:
     """Run every policy over every question of `eval_set`; per-policy aggregates and rows.
 
-    `on_run(policy name, events)` sees each run's events (e.g. to count model fallbacks).
-    `runs_out`: keep every run as `runs_out/POLICY/QUESTION_ID.jsonl` (files of the same
-    name are replaced); each row then names its `run_file`."""
+    `on_run(policy name, events)` sees each run's events (e.g. to count model fallbacks), in
+    policy then question order. `runs_out`: keep every run as `runs_out/POLICY/QUESTION_ID.jsonl`
+    (files of the same name are replaced); each row then names its `run_file`. `engine` and
+    `workers`: how the runs are spread (`trajectories.engines`); the results are the same
+    whichever engine, bar the wall-clock fields (`wall_s`, `wall_ratio`)."""
     check_policies(policies, config, seed)
-    sp = eval_set.name == "hotpotqa"
+    check_engine(engine, workers)
+    share_kit(kit.corpus, kit)  # serial and forked workers use the caller's kit; Ray workers build their own
+    shared = EvalShared(kit.corpus, config, seed, eval_set.level, eval_set.name == "hotpotqa",
+                        None if runs_out is None else str(Path(runs_out).absolute()), on_run is not None)
+    jobs = [EvalJob(run, q) for run in policies for q in eval_set.questions]
+    step = on_step or (lambda: None)
+    outcomes = run_jobs(eval_one, jobs, shared, engine, workers, on_done=lambda _, outcome: step())
     results: dict[str, Any] = {}
-    for run in policies:
-        rows, scores = [], []
-        for q in eval_set.questions:
-            sink = MemorySink()
-            t0 = time.perf_counter()
-            result, _ = run_research(q.question, kit, config, policy_spec=run.policy_spec, seed=seed,
-                                     out_dir=None, sink=sink, planner=run.planner)
-            wall = time.perf_counter() - t0
-            counts = result.outcome.counts
-            score = score_run(sink.events, header=sink.header,
-                              gold_answers=[a for a in (q.answer, *q.aliases) if a] or None)
-            scores.append(score)
-            rows.append({
-                "qid": q.id, "type": q.type, "run_id": result.run_id, "stop_reason": result.outcome.stop_reason,
-                "answer": score.answer, "gold_answer": q.answer,
-                **score_question(q, sink.events, kit, eval_set.level, sp), **core_metrics(score),
-                "diagnosis": score.diagnosis_codes,
-                "searches": counts.get("searches", 0), "reads": counts.get("reads", 0),
-                "model_calls": score.model_calls, "tokens": score.tokens,
-                "wall_s": round(wall, 4),
-            })
+    for i, run in enumerate(policies):
+        done = outcomes[i * len(eval_set.questions):(i + 1) * len(eval_set.questions)]
+        rows = [o.row for o in done]
+        for q, row, o in zip(eval_set.questions, rows, done):
             if runs_out is not None:
-                path = Path(runs_out) / run_file_name(run.name, q.id)
-                keep_run(sink, path)
-                rows[-1]["run_file"] = str(path)
+                row["run_file"] = str(Path(runs_out) / run_file_name(run.name, q.id))
             if on_run:
-                on_run(run.name, sink.events)
-            if on_step:
-                on_step()
-        results[run.name] = {"planner": run.planner, "policy": run.policy_spec, **aggregate(rows, scores),
-                             "per_question": rows}
+                on_run(run.name, o.events)
+        results[run.name] = {"planner": run.planner, "policy": run.policy_spec,
+                             **aggregate(rows, [o.score for o in done]), "per_question": rows}
     first = results[policies[0].name]["wall_s"] if policies else 0
     for r in results.values():
         r["wall_ratio"] = round(r["wall_s"] / first, 3) if first else None

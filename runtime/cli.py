@@ -1,5 +1,6 @@
 """`citeloop research` and `citeloop show`: run a question with capture (or resume a killed
-run); summarise a run file. Mounts the replay commands of `runtime.replay_cli`."""
+run, or a batch of questions: `runtime.batch_cli`); summarise a run file. Mounts the replay
+commands of `runtime.replay_cli`."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ console = Console()
 def research(
     question: str = typer.Argument(None, help="The question to research (omit with --resume)."),
     seed: int = typer.Option(0, help="Seed for exploratory policies; same seed, same trajectory."),
-    policy: str = typer.Option("heuristic", help="heuristic | explore | naive | stop=NAME,angle=NAME,read=NAME"),
+    policy: list[str] = typer.Option([], help="heuristic (default) | explore | naive | stop=NAME,angle=NAME,"
+                                              "read=NAME; with --questions, repeat it for several policies"),
     planner: str = typer.Option("rule", help="rule (decomposes the question) | naive (the naive research loop "
                                              "baseline: no plan) | "
                                              "llm (a model plans; rule planner behind it)"),
@@ -51,10 +53,39 @@ def research(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON on stdout."),
     resume: Path = typer.Option(None, "--resume", help="Finish a run file cut off by a crash; everything "
                                                        "(question, config, policies, corpus) comes from its header."),
+    questions: Path = typer.Option(None, "--questions", help="Batch: research every question of this JSONL file "
+                                                             "({id, question} per line) into --out DIR as "
+                                                             "DIR/POLICY/seedS/ID.jsonl; a re-run skips finished "
+                                                             "runs and resumes cut-off ones."),
+    seeds: str = typer.Option("0", "--seeds", help="With --questions: the seeds, comma-separated (e.g. 0,1,2)."),
+    engine: str = typer.Option("serial", "--engine", help="With --questions: serial | process | ray (RAY_ADDRESS "
+                                                          "set: that cluster; else a local instance)."),
+    workers: int = typer.Option(None, "--workers", min=1, help="With --questions: worker processes (default: "
+                                                               "the CPU count for process and ray)."),
 ) -> None:
-    """Research a question over the corpus and write its trajectory."""
+    """Research a question over the corpus and write its trajectory (or a batch, with --questions)."""
     from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE
 
+    batch_only = [name for name, is_set in (("--seeds", seeds != "0"), ("--engine", engine != "serial"),
+                                            ("--workers", workers is not None)) if is_set]
+    if questions is not None:
+        single_only = [name for name, is_set in (
+            ("a question argument", question is not None), ("--seed (use --seeds)", seed != 0),
+            ("--resume", resume is not None), ("--compress", compress), ("--verifier", verifier != "lexical"),
+            ("--writer", writer != "rule"), ("--critic", critic != "none"), ("--screen", screen != "rules"),
+            ("--screen-min-confidence", screen_min_confidence is not None), ("--llm", llm is not None)) if is_set]
+        if single_only:
+            raise CommandError(f"--questions runs rule-based batch research; drop {', '.join(single_only)}")
+        from citeloop.runtime.batch_cli import run_batch_command
+
+        run_batch_command(questions, out, policy or ["heuristic"], seeds, planner, config, corpus, engine, workers,
+                          as_json)
+        return
+    if batch_only:
+        raise CommandError(f"{', '.join(batch_only)} go with --questions FILE (batch research)")
+    if len(policy) > 1:
+        raise CommandError("one --policy for a single question (several go with --questions)")
+    policy = policy[0] if policy else "heuristic"
     if resume is not None:
         given = [name for name, is_set in (("question", question is not None), ("--seed", seed != 0),
                                            ("--policy", policy != "heuristic"), ("--planner", planner != "rule"),
@@ -68,7 +99,7 @@ def research(
         _resume(resume, corpus, as_json)
         return
     if question is None:
-        raise CommandError("give a question to research, or --resume RUN")
+        raise CommandError("give a question to research, --questions FILE for a batch, or --resume RUN")
     if screen_min_confidence is not None and screen != "llm":
         raise CommandError("--screen-min-confidence sets the model check's threshold: it needs --screen llm")
     from citeloop.runtime.config import load_config

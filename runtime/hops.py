@@ -98,8 +98,9 @@ class HopResolution:
         # A closed sub-question has no on-topic evidence by definition: look at all it read.
         for name in self._bridge_candidates(state.sq.id, on_topic=False):
             # Anti-drift: the new entity must be named in the same evidence sentence as an
-            # entity the research already has.
-            linked = [k for k in known for c in cards
+            # entity the research already has. Sorted: a set's order follows the process's
+            # hash seed, and the entity named in the event must not.
+            linked = [k for k in sorted(known) for c in cards
                       if name in c.quote and k.lower() != name.lower() and k.lower() in c.quote.lower()]
             if name.lower() in known_lower or not linked:
                 continue

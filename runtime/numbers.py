@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-__all__ = ["NumberMention", "extract_numbers", "numbers_match", "canonical_value"]
+__all__ = ["NumberMention", "extract_numbers", "numbers_match", "same_quantity", "canonical_value"]
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,8 @@ def extract_numbers(text: str) -> list[NumberMention]:
     return mentions
 
 
-def _same_quantity(a: NumberMention, b: NumberMention) -> bool:
+def same_quantity(a: NumberMention, b: NumberMention) -> bool:
+    """The same value, and no evidence of different units."""
     # An unknown unit on either side is no evidence of a different unit (seed 17.5:
     # "10 万次" and "100000" are the same count).
     return a.value == b.value and (a.unit is None or b.unit is None or a.unit == b.unit)
@@ -208,6 +209,6 @@ def numbers_match(claim_text: str, evidence_text: str) -> list[str]:
     evidence = extract_numbers(evidence_text)
     missing: list[str] = []
     for mention in extract_numbers(claim_text):
-        if not any(_same_quantity(mention, other) for other in evidence) and mention.raw not in missing:
+        if not any(same_quantity(mention, other) for other in evidence) and mention.raw not in missing:
             missing.append(mention.raw)
     return missing

@@ -114,9 +114,10 @@ def replay(
 
 def rescore(
     runs: list[Path] = typer.Argument(..., help="Run files to rescore."),
-    scorer: str = typer.Option(..., "--scorer", help="lexical (the one built-in scorer: it runs offline) or a "
-                                                    "module:attr path to a run scorer or verifier. The judge "
-                                                    "verifier needs a model: use research --verifier judge."),
+    scorer: str = typer.Option(..., "--scorer", help="lexical (the one built-in scorer: it runs offline), "
+                                                    "trained:ENDPOINT (the trained verdict model behind the lexical "
+                                                    "pre-stage), or a module:attr path to a run scorer or verifier. "
+                                                    "The judge verifier needs a run: use research --verifier judge."),
     as_json: bool = typer.Option(False, "--json", help="JSON on stdout."),
 ) -> None:
     """Re-score saved runs offline (no tool calls): verdict counts before/after, claims that changed."""

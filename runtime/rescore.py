@@ -2,8 +2,9 @@
 without calling a single tool.
 
 A `RunScorer` takes a loaded run and returns, per claim, the recorded verdict and its own.
-Scorers are resolved by name from `SCORERS`, then as a `module:attr` path (a run scorer,
-or a verifier, which is wrapped). The built-in scorers are the verifiers: each drafted
+Scorers are resolved by name from `SCORERS`, then `trained:ENDPOINT` (the trained verdict
+model behind the lexical pre-stage), then as a `module:attr` path (a run scorer, or a
+verifier, which is wrapped). The built-in scorers are the verifiers: each drafted
 claim, in its final wording (after a rewrite, if any), is re-checked against the quotes of
 the cards it is bound to, with every other card of the run as the counter-evidence pool,
 exactly as the claim loop checked it. The filters layer can add its scorers to `SCORERS`
@@ -59,19 +60,22 @@ class RunScorer(Protocol):
 
 
 class VerifierScorer:
-    """Re-checks every drafted claim with a verifier built from the run's own verifier config."""
+    """Re-checks every drafted claim with a verifier built from the run's own verifier config
+    (by `build`, default `resolve_verifier` of the scorer's name), or with a fixed one."""
 
     version = "1"
 
-    def __init__(self, name: str, verifier: Verifier | None = None) -> None:
+    def __init__(self, name: str, verifier: Verifier | None = None,
+                 build: Callable[[str, VerifierConfig], Verifier] | None = None) -> None:
         self.name = name
         self._fixed = verifier
+        self._build = build or resolve_verifier
 
     def _verifier(self, run: RunFile) -> Verifier:
         if self._fixed is not None:
             return self._fixed
         config = VerifierConfig.model_validate(run.header.spec.config.get("verifier", {}))
-        return resolve_verifier(self.name, config)
+        return self._build(self.name, config)
 
     def rescore(self, run: RunFile) -> RunRescore:
         verifier = self._verifier(run)
@@ -104,8 +108,18 @@ SCORERS: dict[str, Callable[[], RunScorer]] = {name: (lambda n=name: VerifierSco
 
 
 def resolve_scorer(name: str) -> RunScorer:
+    """A scorer by name: a built-in one, `trained:ENDPOINT` (the trained verifier, served at
+    ENDPOINT, checking each run with the run's verifier config), or a `module:attr` path."""
     if name in SCORERS:
         return SCORERS[name]()
+    if name.startswith("trained:"):
+        from citeloop.runtime.llm.parts import LLMPartsError, make_verifier
+
+        try:
+            make_verifier(name)  # fail on a bad endpoint before any run is read
+        except LLMPartsError as exc:
+            raise ScorerError(str(exc)) from exc
+        return VerifierScorer(name, build=make_verifier)
     valid = ", ".join(sorted(SCORERS))
     target = load_named(name, ScorerError, "scorer", valid)
     obj = target() if isinstance(target, type) else target

@@ -1,7 +1,8 @@
 """Assembling one research run: corpus and index, tools, policies, header, sink, engine.
 
 `ResearchKit` holds what is expensive and shared between runs (the corpus and its BM25
-index); `run_research` builds everything else for one question and runs it. The run id is
+index); `kit_for` keeps one per corpus per process (a worker of a batch loads it once, not
+per run); `run_research` builds everything else for one question and runs it. The run id is
 a content hash of what defines the run (question, seed, config, corpus, components), so
 the same inputs write the same file.
 """
@@ -30,6 +31,7 @@ from citeloop.runtime.policies import resolve_policies
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool, ReadTool, SearchTool
 from citeloop.runtime.verifier import Verifier
+from citeloop.trajectories.engines import once_per_process, remember
 from citeloop.trajectories.header import ComponentRef, RunHeader, RunSpec, content_digest
 from citeloop.trajectories.runfile import EventSink, FileSink
 
@@ -83,6 +85,34 @@ class ResearchKit:
         t0 = time.perf_counter()
         index = BM25Index.build(corpus, cache_dir)
         return cls(corpus=corpus, index=index, index_seconds=time.perf_counter() - t0)
+
+
+KIT_KIND = "research-kit"
+"""The `once_per_process` kind of research kits: `engines.builds(KIT_KIND)` counts the loads."""
+
+
+def _kit_key(corpus: str | Path | Corpus | None) -> tuple[str, str | None]:
+    if isinstance(corpus, Corpus):
+        return KIT_KIND, f"fingerprint:{corpus.fingerprint}"
+    return KIT_KIND, None if corpus is None else str(corpus)
+
+
+def kit_for(corpus: str | Path | Corpus | None) -> ResearchKit:
+    """The research kit of `corpus`, loaded once per process: a corpus file, None (the embedded
+    corpus), or a loaded `Corpus` (its index built, or read from the index cache, once)."""
+
+    def load() -> ResearchKit:
+        if not isinstance(corpus, Corpus):
+            return ResearchKit.load(None if corpus is None else str(corpus))
+        t0 = time.perf_counter()
+        return ResearchKit(corpus, BM25Index.build(corpus), time.perf_counter() - t0)
+
+    return once_per_process(_kit_key(corpus), load)
+
+
+def share_kit(corpus: str | Path | Corpus | None, kit: ResearchKit) -> None:
+    """Let `kit_for(corpus)` in this process (and in workers forked from it) return `kit`."""
+    remember(_kit_key(corpus), kit)
 
 
 def run_id_for(spec: RunSpec) -> str:

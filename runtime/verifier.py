@@ -2,9 +2,13 @@
 
 Owns the verdict rules of seed 001 section 7 (entail / partial / conflict / irrelevant,
 plus `undecidable`), the number rule of sections 10.3 and 17.5, the reverse check of
-section 7.4, and the rule-based weakening of a `partial` claim. Following seed 002, this
-is the cheap deterministic pre-stage: when it cannot tell (the gray zone) it says
-`undecidable` instead of guessing, and a later model extraction call may decide.
+section 7.4, and the rule-based weakening of a `partial` claim. The claim is aligned to
+the few evidence sentences that state it (`citeloop.runtime.alignment`), never to the
+pooled document; polarity, direction words and numbers are read on those sentences only
+(`citeloop.runtime.opposition`, with scoped negation from `citeloop.runtime.polarity`),
+and the share of the claim the aligned sentences state decides the rest. Following seed
+002, this is the cheap deterministic pre-stage: when it cannot tell (the gray zone) it
+says `undecidable` instead of guessing, and a later model call may decide.
 Also owns the `Verifier` protocol and its registry.
 """
 
@@ -14,39 +18,61 @@ import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from citeloop.runtime.numbers import NumberMention, extract_numbers, numbers_match
-from citeloop.runtime.sentences import split_sentences
-from citeloop.runtime.text import STOPWORDS, content_terms, term_overlap, term_pairs, tokenize
+from citeloop.runtime.alignment import Alignment, align
+from citeloop.runtime.numbers import extract_numbers, numbers_match
+from citeloop.runtime.opposition import opposition
+from citeloop.runtime.polarity import is_negated
+from citeloop.runtime.text import STOPWORDS, content_terms, term_overlap
 from citeloop.trajectories.models import EvidenceCard, Verdict, VerdictRecord
 from citeloop.runtime.registry import load_object
 
 __all__ = [
-    "VerifierConfig", "EvidenceText", "Verifier", "LexicalVerifier", "weaken",
-    "VERIFIERS", "resolve_verifier",
+    "VerifierConfig", "EvidenceText", "Verifier", "LexicalVerifier", "weaken", "opposition",
+    "is_negated", "VERIFIERS", "resolve_verifier",
 ]
 
 
 class VerifierConfig(BaseModel):
+    """The lexical verifier's cut-offs. Support is the share of the claim's content terms
+    its aligned sentences state. These defaults are the research runtime's: a claim drafted
+    from a quote, or written by a model from evidence, should state nothing its evidence
+    does not, so `entail` asks for nearly every term. Claim sets written by people
+    (SciFact, WiCE) paraphrase their evidence; their cut-offs, tuned on the tuning part of
+    those sets only, are `configs/verify/claims.yaml` (`citeloop.eval.verify_tuning`)."""
+
     model_config = ConfigDict(extra="forbid")
 
     entail_support: float = 0.85
     """Support at or above which the claim is entailed."""
     partial_support: float = 0.5
-    """Support at or above which the claim is partially supported; also the overlap a
-    sentence needs before its negation or numbers can contradict the claim."""
+    """Support at or above which the claim is partially supported."""
     irrelevant_below: float = 0.25
     """Support below which the evidence is irrelevant. Between this and `partial_support`
     is the gray zone, reported as `undecidable`."""
     counter_overlap: float = 0.7
     """Overlap an unbound text needs with the claim before the reverse check may use it
     as counter-evidence (high, so that only texts about the same fact qualify)."""
+    conflict_overlap: float = 0.5
+    """Overlap an aligned sentence needs with the claim before its polarity, direction
+    words or numbers can contradict the claim."""
+    max_sentences: int = Field(3, ge=1)
+    """Most evidence sentences a claim is aligned to (`citeloop.runtime.alignment`)."""
+    min_gain: int = Field(2, ge=1)
+    """Claim terms a further sentence must add before it joins the alignment."""
+    model_gray_zone: tuple[float, float] = (0.25, 0.5)
+    """Support band [low, high) in which the `trained` verifier asks its verdict model about a
+    lexical verdict other than `conflict` (`citeloop.runtime.llm.trained_verifier`); by
+    default the lexical gray zone. Claim sets set their own (`configs/verify/claims.yaml`)."""
 
     @model_validator(mode="after")
     def _ordered(self) -> VerifierConfig:
         if not 0 <= self.irrelevant_below <= self.partial_support <= self.entail_support <= 1:
             raise ValueError("need 0 <= irrelevant_below <= partial_support <= entail_support <= 1")
+        low, high = self.model_gray_zone
+        if not 0 <= low <= high <= 1:
+            raise ValueError("need 0 <= model_gray_zone low <= high <= 1")
         return self
 
 
@@ -72,66 +98,16 @@ class Verifier(Protocol):
               others: Sequence[EvidenceText] = ()) -> VerdictRecord: ...
 
 
-# --------------------------------------------------------------------------- polarity
-
-_NEGATION_WORDS = frozenset({"not", "no", "never", "neither", "nor", "none", "without",
-                             "cannot", "nothing", "nobody", "nowhere"})
-_CJK_NEGATION = re.compile(r"不|没有|未")
-# Words that contain a negation character without negating anything: 不仅 "not only",
-# 不同 "different", 未来 "future". Left in, they would raise false conflicts.
-_CJK_NOT_NEGATION = re.compile(r"不仅|不但|不同|不断|不久|不少|不过|未来|未必")
-_NOT_ONLY = re.compile(r"\bnot only\b", re.IGNORECASE)
-
-
-def is_negated(text: str) -> bool:
-    """True when the text carries a negation cue (English or Chinese)."""
-    text = _NOT_ONLY.sub(" ", text)
-    if any(t in _NEGATION_WORDS or t.endswith("n't") for t in tokenize(text)):
-        return True
-    return bool(_CJK_NEGATION.search(_CJK_NOT_NEGATION.sub(" ", text)))
-
-
 # --------------------------------------------------------------------------- helpers
 
 
-class _Sentence:
-    """One evidence sentence with what the checks need from it, computed once."""
-
-    def __init__(self, card_id: str, text: str, claim_terms: list[str]):
-        self.card_id = card_id
-        self.text = text
-        self.overlap = term_overlap(claim_terms, content_terms(text))
-        self.negated = is_negated(text)
-        self.numbers = extract_numbers(text)
-
-
-def _sentences(texts: Sequence[EvidenceText], claim_terms: list[str]) -> list[_Sentence]:
-    return [_Sentence(ev.card_id, s, claim_terms)
-            for ev in texts for s in (split_sentences(ev.text) or [ev.text])]
-
-
-def _best(sentences: list[_Sentence]) -> _Sentence | None:
-    # max() keeps the first of equals, so ties go to the earlier sentence: deterministic.
-    return max(sentences, key=lambda s: s.overlap, default=None)
-
-
-def _rival_numbers(missing: list[NumberMention], claim: list[NumberMention],
-                   sentence: _Sentence) -> list[NumberMention]:
-    """Numbers in `sentence` that could be a `missing` claim number stated differently:
-    same unit (or both unitless) and equal to no claim number. A number the claim also
-    states ("released in 1986") is shared context, not a rival."""
-    claim_values = {m.value for m in claim}
-    return [n for n in sentence.numbers
-            if n.value not in claim_values and any(_kind(n) == _kind(c) for c in missing)]
-
-
-def _kind(mention: NumberMention) -> str | None:
-    # Years and unitless amounts are both "unitless", but a year in the evidence is no
-    # rival for "7.8 million francs": without this, an undated amount in the claim would
-    # conflict with every dated sentence about the same subject.
-    if mention.unit is None and re.fullmatch(r"1\d{3}|20\d{2}", mention.raw):
-        return "year"
-    return mention.unit
+def support_verdict(support: float, numbers_missing: bool, config: VerifierConfig) -> Verdict:
+    """The verdict of a claim no aligned sentence contradicts, from its coverage: the bands
+    of `VerifierConfig`, and a claim number absent from the aligned sentences caps an
+    otherwise entailed claim at `partial` (seed 10.3: a number must appear verbatim)."""
+    if support >= config.partial_support:
+        return "entail" if support >= config.entail_support and not numbers_missing else "partial"
+    return "irrelevant" if support < config.irrelevant_below else "undecidable"
 
 
 def _record(claim_id: str, verdict: Verdict, checker: str, reason: str, support: float = 0.0,
@@ -144,13 +120,18 @@ def _record(claim_id: str, verdict: Verdict, checker: str, reason: str, support:
 
 
 class LexicalVerifier:
-    """Term-overlap verifier with negation, number and reverse checks. Model-free."""
+    """Alignment verifier: the claim against the few evidence sentences that state it, with
+    scoped negation, direction, number and reverse checks on those sentences. Model-free."""
 
     name = "lexical"
-    version = "1"
+    version = "2"
 
     def __init__(self, config: VerifierConfig | None = None):
         self.config = config or VerifierConfig()
+
+    def align(self, claim_text: str, evidence: Sequence[EvidenceText]) -> Alignment:
+        return align(claim_text, [(ev.card_id, ev.text) for ev in evidence],
+                     self.config.max_sentences, self.config.min_gain)
 
     def check(self, claim_id: str, claim_text: str, evidence: Sequence[EvidenceText],
               others: Sequence[EvidenceText] = ()) -> VerdictRecord:
@@ -158,78 +139,49 @@ class LexicalVerifier:
         if not evidence:
             return _record(claim_id, "undecidable", "no_evidence",
                            "The claim is bound to no evidence text, so nothing can support it.")
-        pairs = term_pairs(claim_text)
-        terms = [t for t, _ in pairs]
-        if not terms:
+        alignment = self.align(claim_text, evidence)
+        if not alignment.terms:
             return _record(claim_id, "undecidable", "no_content",
                            "The claim has no content terms to look for in the evidence.")
-
-        record = self._check_bound(claim_id, claim_text, pairs, evidence)
+        record = self._check_bound(claim_id, claim_text, alignment)
         # Seed 7.4: the reverse check can only overturn a claim the evidence supports; an
         # already conflicting claim just gains the extra counter cards.
         if record.verdict in ("entail", "partial", "conflict"):
-            record = self._reverse(record, claim_text, terms, evidence, others)
+            record = self._reverse(record, claim_text, evidence, others)
         return record
 
-    def _check_bound(self, claim_id: str, claim_text: str, pairs: list[tuple[str, str]],
-                     evidence: list[EvidenceText]) -> VerdictRecord:
+    def _check_bound(self, claim_id: str, claim_text: str, alignment: Alignment) -> VerdictRecord:
         cfg = self.config
-        terms = [t for t, _ in pairs]
-        union = {t for ev in evidence for t in content_terms(ev.text)}
-        support = term_overlap(terms, union)
-        best_card = max(evidence, key=lambda ev: term_overlap(terms, content_terms(ev.text)))
-        best_card_support = term_overlap(terms, content_terms(best_card.text))
-        missing_terms = [surface for term, surface in pairs if term not in union]
-        missing_numbers = numbers_match(claim_text, "\n".join(ev.text for ev in evidence))
-        found = f"{support:.0%} of claim terms found (best single card {best_card.card_id}: {best_card_support:.0%})"
-        lists = {"missing_terms": missing_terms, "missing_numbers": missing_numbers}
+        support = alignment.coverage
+        best = alignment.best
+        missing_numbers = numbers_match(claim_text, alignment.text)
+        lists = {"missing_terms": alignment.missing, "missing_numbers": missing_numbers}
+        cards = sorted({s.card_id for s in alignment.sentences})
+        found = (f"{support:.0%} of claim terms stated by {len(alignment.sentences)} aligned sentence(s)"
+                 f"{' in ' + ', '.join(cards) if cards else ''}"
+                 f" (best single: {best.overlap if best else 0:.0%})")
 
-        sentences = _sentences(evidence, terms)
-        best = _best(sentences)
-        claim_negated = is_negated(claim_text)
-        if best and best.overlap >= cfg.partial_support and best.negated != claim_negated:
-            negated, plain = ("claim", "evidence") if claim_negated else ("evidence", "claim")
-            return _record(claim_id, "conflict", "negation",
-                           f"The {negated} is negated and the {plain} is not: closest sentence "
-                           f"in {best.card_id} ({best.overlap:.0%} overlap) reads "
-                           f"\"{best.text[:120]}\".", support, **lists)
+        for sentence in alignment.sentences:
+            if sentence.overlap < cfg.conflict_overlap:
+                continue
+            opposed = opposition(alignment.claim, claim_text, sentence)
+            if opposed:
+                return _record(claim_id, "conflict", opposed[0], opposed[1], support, **lists)
 
-        if missing_numbers:
-            claim_numbers = extract_numbers(claim_text)
-            missing = [m for m in claim_numbers if m.raw in missing_numbers]
-            for sentence in sentences:
-                if sentence.overlap < cfg.partial_support:
-                    continue
-                rivals = _rival_numbers(missing, claim_numbers, sentence)
-                if rivals:
-                    return _record(claim_id, "conflict", "number",
-                                   f"The claim says {', '.join(missing_numbers)} but "
-                                   f"{sentence.card_id} says {', '.join(r.raw for r in rivals)} "
-                                   f"about the same thing.", support, **lists)
-            if support >= cfg.partial_support:
-                return _record(claim_id, "partial", "number",
-                               f"{found}, but the number(s) {', '.join(missing_numbers)} "
-                               f"appear in no evidence.", support, **lists)
-
-        if support >= cfg.entail_support:
-            verdict: Verdict = "entail"
-        elif support >= cfg.partial_support:
-            verdict = "partial"
-        elif support < cfg.irrelevant_below:
-            verdict = "irrelevant"
-        else:
-            verdict = "undecidable"
+        verdict = support_verdict(support, bool(missing_numbers), cfg)
+        if missing_numbers and verdict == "partial":
+            return _record(claim_id, "partial", "number",
+                           f"{found}, but the number(s) {', '.join(missing_numbers)} appear in no "
+                           f"aligned sentence.", support, **lists)
         detail = {"entail": "the evidence states the claim",
-                  "partial": f"missing: {', '.join(missing_terms)}",
+                  "partial": f"missing: {', '.join(alignment.missing)}",
                   "irrelevant": "the evidence is about something else",
                   "undecidable": "too close to call by term overlap alone"}[verdict]
         return _record(claim_id, verdict, "lexical", f"{found}; {detail}.", support, **lists)
 
-    def _reverse(self, record: VerdictRecord, claim_text: str, terms: list[str],
-                 evidence: list[EvidenceText], others: Sequence[EvidenceText]) -> VerdictRecord:
+    def _reverse(self, record: VerdictRecord, claim_text: str, evidence: list[EvidenceText],
+                 others: Sequence[EvidenceText]) -> VerdictRecord:
         bound = {ev.card_id for ev in evidence}
-        claim_negated = is_negated(claim_text)
-        claim_numbers = extract_numbers(claim_text)
         counters: list[str] = []
         reasons: list[str] = []
         for other in others:
@@ -237,16 +189,14 @@ class LexicalVerifier:
                 continue
             # Only sentences about the same fact count; a text that merely does not
             # mention the claim is never counter-evidence (seed 7.6).
-            for sentence in _sentences([other], terms):
+            alignment = self.align(claim_text, [other])
+            for sentence in alignment.candidates:
                 if sentence.overlap < self.config.counter_overlap:
                     continue
-                absent = numbers_match(claim_text, sentence.text)
-                rivals = _rival_numbers([m for m in claim_numbers if m.raw in absent],
-                                        claim_numbers, sentence)
-                if sentence.negated != claim_negated or rivals:
+                opposed = opposition(alignment.claim, claim_text, sentence)
+                if opposed:
                     counters.append(other.card_id)
-                    why = f"gives {', '.join(r.raw for r in rivals)}" if rivals else "has the opposite polarity"
-                    reasons.append(f"{other.card_id} {why}")
+                    reasons.append(f"{other.card_id} ({opposed[0]})")
                     break
         if not counters:
             return record

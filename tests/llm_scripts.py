@@ -91,3 +91,11 @@ def research_script(overrides: Override | None = None) -> Callable[[RenderedProm
         raise AssertionError(f"no scripted answer for prompt {prompt.id!r}")
 
     return answer
+
+
+def verdict_script(prompt: RenderedPrompt, constraint: Constraint | None) -> Reply:
+    """A verdict model for the `trained` verifier's tests: `conflict` when an evidence sentence
+    it is shown says "never", `entail` otherwise; it refuses any other prompt."""
+    if prompt.id != "verdict_judge":
+        raise AssertionError(f"the verdict model was sent {prompt.id!r}")
+    return "conflict" if any("never" in text for _, text in blocks(prompt)) else "entail"

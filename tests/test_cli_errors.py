@@ -26,8 +26,14 @@ def files(tmp_path: Path) -> dict[str, str]:
     binary.write_bytes(b"\xff\xfe\x00budget")
     run = tmp_path / "run.jsonl"
     shutil.copy(GOLDEN, run)
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text('{"id": "q1", "question": "Who directed Maximum Overdrive?"}\n', encoding="utf-8")
+    bad_questions = tmp_path / "bad-questions.jsonl"
+    bad_questions.write_text('{"id": "q1", "question": "Who directed Maximum Overdrive?"}\n{"id": "q2", "question"\n',
+                             encoding="utf-8")
     return {"DIR": str(tmp_path / "empty"), "MISSING": str(tmp_path / "missing.jsonl"), "BAD_YAML": str(bad_yaml),
-            "BINARY": str(binary), "RUN": str(run), "OUT": str(tmp_path / "out")}
+            "BINARY": str(binary), "RUN": str(run), "OUT": str(tmp_path / "out"), "QUESTIONS": str(questions),
+            "BAD_QUESTIONS": str(bad_questions)}
 
 
 # (arguments, words the error line must contain). Upper-case words are replaced by `files`.
@@ -42,6 +48,20 @@ CASES = [
     (["research", "q", "--config", "DIR"], "config file not found"),
     (["research", "q", "--corpus", "DIR"], "DIR"),
     (["research", "--resume", "RUN", "--out", "OUT"], "drop --out"),
+    (["research", "--questions", "MISSING", "--out", "OUT"], "question file not found"),
+    (["research", "--questions", "BAD_QUESTIONS", "--out", "OUT"], "bad-questions.jsonl:2: invalid JSON"),
+    (["research", "--questions", "DIR", "--out", "OUT"], "is a directory"),
+    (["research", "--questions", "QUESTIONS", "--out", "OUT", "--seeds", "a,b"], "--seeds 'a,b': give whole numbers"),
+    (["research", "--questions", "QUESTIONS", "--out", "OUT", "--seeds", "1,1"], "listed twice"),
+    (["research", "--questions", "QUESTIONS", "--out", "OUT", "--workers", "0"], "'--workers'"),
+    (["research", "--questions", "QUESTIONS", "--out", "OUT", "--engine", "spark"], "not one of serial, process, ray"),
+    (["research", "--questions", "QUESTIONS", "--out", "OUT", "--workers", "2"], "--workers goes with --engine"),
+    (["research", "--questions", "QUESTIONS", "--out", "OUT", "--policy", "nosuch"], "nosuch"),
+    (["research", "--questions", "QUESTIONS"], "needs --out"),
+    (["research", "--questions", "QUESTIONS", "--out", "RUN"], "is an existing file"),
+    (["research", "q", "--questions", "QUESTIONS", "--out", "OUT"], "drop a question argument"),
+    (["research", "q", "--seeds", "0,1"], "--seeds go with --questions"),
+    (["research", "q", "--policy", "heuristic", "--policy", "naive"], "one --policy"),
     (["show"], "missing argument 'run'"),
     (["show", "DIR"], "is a directory"),
     (["show", "MISSING"], "no such run file"),
@@ -58,6 +78,9 @@ CASES = [
     (["eval", "--dataset", "nosuch"], "unknown dataset 'nosuch'"),
     (["eval", "--dataset", "hotpotqa", "--limit", "x"], "'--limit'"),
     (["eval", "--dataset", "hotpotqa", "--config", "BAD_YAML"], "line 3, column 1"),
+    (["eval", "--dataset", "hotpotqa", "--engine", "spark"], "not one of serial, process, ray"),
+    (["eval", "--dataset", "hotpotqa", "--workers", "0"], "'--workers'"),
+    (["store", "ingest", "DIR", "--store", "OUT", "--workers", "0"], "'--workers'"),
     (["gold", "--dataset", "hotpotqa"], "missing option '--out'"),
     (["score", "MISSING"], "MISSING"),
     (["score", "DIR"], "no run files"),

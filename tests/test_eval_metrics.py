@@ -92,13 +92,14 @@ def test_wice_mapping_and_gain() -> None:
     assert r["macro_f1_gain_points"] == pytest.approx(100 * (r["macro_f1"] - r["majority"]["macro_f1"]), abs=0.01)
 
 
-def test_direction_prototype_turns_an_opposite_effect_into_a_conflict() -> None:
-    from citeloop.eval.verifier_proto import DirectionVerifier
+def test_lexical_verifier_turns_an_opposite_effect_into_a_conflict() -> None:
+    # The direction check began as a prototype wrapper measured here; it is now part of the
+    # lexical verifier (citeloop.runtime.opposition).
     from citeloop.runtime.verifier import EvidenceText, LexicalVerifier
 
     claim = "Activation of PPM1D enhances p53 function in tumour cells."
     evidence = [EvidenceText(card_id="d#s0", text="Activation of PPM1D inhibits p53 function in tumour cells.")]
-    assert LexicalVerifier().check("c", claim, evidence).verdict == "entail"
-    assert DirectionVerifier().check("c", claim, evidence).verdict == "conflict"
+    record = LexicalVerifier().check("c", claim, evidence)
+    assert (record.verdict, record.checker) == ("conflict", "direction")
     same = [EvidenceText(card_id="d#s0", text="Activation of PPM1D increases p53 function in tumour cells.")]
-    assert DirectionVerifier().check("c", claim, same).verdict != "conflict"
+    assert LexicalVerifier().check("c", claim, same).verdict != "conflict"

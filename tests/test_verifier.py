@@ -145,3 +145,124 @@ def test_registry_resolves_names_and_paths():
         resolve_verifier("nope")
     with pytest.raises(ValueError, match="lexical"):
         resolve_verifier("citeloop.runtime.verifier:VerifierConfig")
+
+
+# --------------------------------------------------------------------------- alignment and opposition
+
+
+def evidence(*texts):
+    return [EvidenceText(card_id=f"c{i}", text=t) for i, t in enumerate(texts)]
+
+
+def test_scattered_words_do_not_entail():
+    # Pooled over the whole page, six of the seven claim terms are there; no sentence, and
+    # no small set of sentences, says apples grow on trees near rivers.
+    page = evidence("Red paint dries fast.", "Apples are fruit.", "Some people grow tall.",
+                    "Trees are plants.", "Rivers flow to the sea.")
+    record = check("Red apples grow on tall trees near rivers.", page)
+    assert record.verdict in ("undecidable", "irrelevant")
+    assert record.support < 0.5
+    assert "rivers" in record.missing_terms
+
+
+def test_claim_is_aligned_to_the_sentences_that_cover_it():
+    verifier = LexicalVerifier()
+    page = evidence("The bridge opened to traffic in 1932.", "Tourists like it.",
+                    "By 1950 the bridge carried forty thousand cars every day.")
+    alignment = verifier.align("The bridge opened in 1932 and carried forty thousand cars every day.", page)
+    assert [s.card_id for s in alignment.sentences] == ["c2", "c0"]
+    assert alignment.coverage == 1.0
+    assert check("The bridge opened in 1932 and carried forty thousand cars every day.", page).verdict == "entail"
+
+
+def test_a_sentence_adding_one_term_does_not_join_the_alignment():
+    verifier = LexicalVerifier()
+    page = evidence("The Eiffel Tower in Paris was completed in 1889.", "It is famous.")
+    alignment = verifier.align("The Eiffel Tower in Paris was completed in 1889 and is famous worldwide.", page)
+    assert [s.card_id for s in alignment.sentences] == ["c0"]
+    assert alignment.missing == ["famous", "worldwide"]
+
+
+def test_a_sentence_that_adds_the_claims_year_joins_the_alignment():
+    verifier = LexicalVerifier()
+    page = evidence("The couple married in New York.", "The wedding was in December 2012.")
+    alignment = verifier.align("The couple married in New York in December 2012.", page)
+    assert [s.card_id for s in alignment.sentences] == ["c0", "c1"]
+    assert check("The couple married in New York in December 2012.", page).missing_numbers == []
+
+
+def test_not_in_the_aligned_sentence_conflicts():
+    page = evidence("Visitors often queue for hours.", "The Eiffel Tower in Paris was not completed in 1889.")
+    record = check("The Eiffel Tower in Paris was completed in 1889.", page)
+    assert (record.verdict, record.checker) == ("conflict", "negation")
+    assert "c1" in record.reason
+
+
+def test_not_in_an_unrelated_sentence_does_not_conflict():
+    page = evidence("The Eiffel Tower in Paris was completed in 1889.", "The Louvre is not a tower.")
+    assert check("The Eiffel Tower in Paris was completed in 1889.", page).verdict == "entail"
+
+
+def test_a_no_outside_the_negation_scope_does_not_conflict():
+    # The "no" denies the elevator, a word the claim does not use.
+    page = evidence("The Eiffel Tower in Paris, which has no elevator, was completed in 1889.")
+    assert check("The Eiffel Tower in Paris was completed in 1889.", page).verdict == "entail"
+
+
+def test_negated_claim_against_negated_evidence_agrees():
+    page = evidence("Folic acid supplements did not slow kidney disease progression in the trial.")
+    record = check("Folic acid supplements do not slow kidney disease progression.", page)
+    assert record.verdict == "entail"
+
+
+def test_prefixed_negation_conflicts_with_its_base_word():
+    claim = "Citrullinated histones are involved in the inflammatory cycle of arthritis."
+    denial = "Citrullinated histones are uninvolved in the inflammatory cycle of arthritis."
+    assert (check(claim, evidence(denial)).verdict, check(claim, evidence(denial)).checker) == ("conflict", "negation")
+    assert check(denial, evidence(claim)).verdict == "conflict"
+    assert check(denial, evidence(denial)).verdict == "entail"  # the same word on both sides agrees
+
+
+def test_opposite_direction_words_conflict():
+    claim = "Losartan treatment increases cardiac fibrosis in hypertensive mice."
+    record = check(claim, evidence("Losartan treatment reverses cardiac fibrosis in hypertensive mice."))
+    assert (record.verdict, record.checker) == ("conflict", "direction")
+    assert check(claim, evidence("Losartan treatment increased cardiac fibrosis in hypertensive mice.")).verdict == "entail"
+
+
+def test_direction_words_about_other_terms_do_not_conflict():
+    # "induced" governs IL-10 production, "inhibits" the T cell response: no opposition.
+    record = check("IL-10 production by monocytes inhibits CD4 T cell responses.",
+                   evidence("Monocytes induced IL-10 production, which inhibited CD4 T cell responses."))
+    assert record.verdict == "entail"
+
+
+def test_a_sentence_that_asks_contradicts_nothing():
+    claim = "Losartan treatment increases cardiac fibrosis in hypertensive mice."
+    page = evidence("OBJECTIVE To determine whether losartan treatment reduces cardiac fibrosis in hypertensive mice.",
+                    "Losartan treatment increased cardiac fibrosis in hypertensive mice.")
+    record = check(claim, page)
+    assert record.verdict == "entail"
+    assert "c1" in record.reason
+
+
+def test_number_swap_conflicts_only_in_the_same_place():
+    claim = "The survey found that 30 percent of adults smoke."
+    swapped = check(claim, evidence("The survey found that 45 percent of adults smoke."))
+    assert (swapped.verdict, swapped.checker) == ("conflict", "number")
+    # A confidence interval is another quantity, not a rival for the 30 percent.
+    assert check(claim, evidence("The survey found that 30 percent of adults smoke (95% CI 28-32).")).verdict == "entail"
+
+
+def test_number_in_a_name_is_no_quantity():
+    record = check("C2 works with A-769662 to activate AMPK in cells.",
+                   evidence("C2 works with A-769662 to activate AMPK in 1 of the cells."))
+    assert record.verdict == "entail"
+
+
+def test_reverse_check_reads_direction_words_too():
+    others = [EvidenceText(card_id="c7", text="Later trials found that losartan treatment reduced cardiac "
+                                               "fibrosis in hypertensive mice.")]
+    record = check("Losartan treatment increased cardiac fibrosis in hypertensive mice.",
+                   evidence("Losartan treatment increased cardiac fibrosis in hypertensive mice."), others)
+    assert (record.verdict, record.checker, record.counter_card_ids) == ("conflict", "reverse", ["c7"])

@@ -68,6 +68,8 @@ def store_ingest(
     store: Path = typer.Option(..., "--store", help="The store directory (made on first ingest)."),
     validate: bool = typer.Option(False, "--validate", help="Validate every event with pydantic (slower)."),
     as_json: bool = typer.Option(False, "--json", help="Print the ingest report as JSON."),
+    workers: int = typer.Option(1, "--workers", min=1, help="Processes that read, decode and write shards of the "
+                                                            "files in parallel (one manifest either way)."),
 ) -> None:
     """Add new and changed run files to the store; unchanged files are skipped."""
     import json
@@ -76,7 +78,7 @@ def store_ingest(
     from citeloop.trajectories.store import StoreError, ingest  # polars loads only for store commands
 
     try:
-        report = ingest(runs, store, validate=validate)
+        report = ingest(runs, store, validate=validate, workers=workers)
     except (StoreError, RunFileError) as exc:
         raise CommandError(str(exc)) from exc
     if as_json:
@@ -85,7 +87,8 @@ def store_ingest(
     typer.echo(f"{store}: {report.runs_added} runs added, {report.runs_replaced} replaced "
                f"({report.events:,} events, {report.runs_torn} torn) from {report.files_seen} files; "
                f"{report.files_unchanged} unchanged, {len(report.duplicates)} duplicates, "
-               f"{len(report.skipped)} unreadable; {report.seconds:.2f} s")
+               f"{len(report.skipped)} unreadable; {report.seconds:.2f} s"
+               + (f" ({report.workers} workers)" if report.workers > 1 else ""))
     for file, reason in report.skipped:
         typer.echo(f"skipped {file}: {reason}", err=True)
 

@@ -18,6 +18,8 @@ that write a part and save the manifest) and the public names (`ingest`, `Store`
 - `store_ingest`: the ingest pipeline (threads reading, decoding, building and writing),
   which file stands for each run, and the `IngestReport`. Its size limits (`CHUNK_BYTES`,
   `BATCH_BYTES`, `FETCH_BATCH`) live there, where the pipeline reads them.
+- `store_parallel`: `--workers N`: shards of files through that pipeline in worker
+  processes, merged into one manifest.
 - `store_queries`: the common questions as polars queries (`citeloop store stats`).
 
 Typical queries (functions in `trajectories.store_queries`, used by `citeloop store stats`)::
@@ -57,7 +59,7 @@ from typing import Any
 
 import polars as pl
 
-from citeloop.trajectories.store_ingest import IngestReport, ingest_into, run_files
+from citeloop.trajectories.store_ingest import IngestReport, ingest_into, run_files, source_paths
 from citeloop.trajectories.store_manifest import (
     MANIFEST,
     STORE_FORMAT,
@@ -67,6 +69,7 @@ from citeloop.trajectories.store_manifest import (
     load_manifest,
     save_manifest,
 )
+from citeloop.trajectories.store_parallel import ingest_parallel
 from citeloop.trajectories.store_tables import TABLE_SCHEMAS, TABLES
 
 __all__ = ["MANIFEST", "STORE_FORMAT", "STORE_VERSION", "TABLES", "TABLE_SCHEMAS", "IngestReport", "Store",
@@ -147,13 +150,19 @@ class Store:
         self.manifest["next_part"] = part + 1
         return part
 
-    def ingest(self, source: str | Path | list[Path], validate: bool = False) -> IngestReport:
-        """Add new and changed run files under `source` (a directory, a file, or a list of files)."""
-        return ingest_into(self, source, validate)
+    def ingest(self, source: str | Path | list[Path], validate: bool = False, workers: int = 1) -> IngestReport:
+        """Add new and changed run files under `source` (a directory, a file, or a list of files);
+        `workers` > 1 spreads them over that many processes (`store_parallel`)."""
+        if workers < 1:
+            raise StoreError(f"--workers {workers}: give at least 1")
+        paths = source_paths(source)
+        if workers > 1 and len(paths) > 1:
+            return ingest_parallel(self, paths, validate, workers)
+        return ingest_into(self, paths, validate)
 
 
-def ingest(source: str | Path, store: str | Path, validate: bool = False) -> IngestReport:
+def ingest(source: str | Path, store: str | Path, validate: bool = False, workers: int = 1) -> IngestReport:
     """`citeloop store ingest`: compact run files under `source` into the store at `store`."""
     source = Path(source)
     run_files(source)  # fail on a bad source before a store directory is made
-    return Store.create(store).ingest(source, validate=validate)
+    return Store.create(store).ingest(source, validate=validate, workers=workers)

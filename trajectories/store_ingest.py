@@ -14,7 +14,8 @@ Speed. One thread reads and hashes files ahead (`FETCH_BATCH` at a time), one de
 (`store_decode`), batch by batch (`BATCH_BYTES`), and a third builds each batch's rows and
 writes each chunk's part (`CHUNK_BYTES`; `store_tables`) meanwhile: the work in polars,
 hashlib and file reads runs without the GIL. Cyclic garbage collection is paused during an
-ingest. The three limits are read from this module when an ingest runs (tests patch them).
+ingest. With several workers the files are split into shards, each ingested through this
+pipeline by a worker process, and merged into one manifest (`store_parallel`). The three limits are read from this module when an ingest runs (tests patch them).
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import hashlib
 import os
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,6 +77,10 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(file, reason) for files that could not be read."""
     seconds: float = 0.0
+    workers: int = 1
+    """Processes that read, decoded and wrote the files (more than one: `store_parallel`)."""
+    start_method: str | None = None
+    """How those workers were started (`fork` or `spawn`); None: no workers, this process did it all."""
     stage_seconds: dict[str, float] = field(
         default_factory=lambda: dict.fromkeys(("read", "tables", "write"), 0.0))
     """Where the time went: reading, hashing and decoding files; building tables; writing
@@ -106,15 +112,27 @@ def run_files(source: Path) -> list[Path]:
     return sorted(found, key=str)
 
 
-def ingest_into(store: Store, source: str | Path | list[Path], validate: bool = False) -> IngestReport:
-    """Add new and changed run files under `source` (a directory, a file, or a list of files) to `store`."""
+def source_paths(source: str | Path | list[Path]) -> list[Path]:
+    """The run files of `source`: a directory (searched recursively), a file, or a list of either."""
+    return [p for s in ([source] if isinstance(source, (str, Path)) else source) for p in run_files(Path(s))]
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Cyclic garbage collection off: an ingest makes many objects and no cycles, so collections only cost time."""
     enabled = gc.isenabled()
-    gc.disable()  # an ingest makes many objects and no cycles: collections only cost time
+    gc.disable()
     try:
-        return _Ingest(store).run(source, validate)
+        yield
     finally:
         if enabled:
             gc.enable()
+
+
+def ingest_into(store: Store, source: str | Path | list[Path], validate: bool = False) -> IngestReport:
+    """Add new and changed run files under `source` (a directory, a file, or a list of files) to `store`."""
+    with paused_gc():
+        return _Ingest(store).run(source_paths(source), validate)
 
 
 # --------------------------------------------------------------------------- reading files
@@ -148,26 +166,42 @@ def _read_all(tasks: list[tuple[str, str | None]], exact: bool) -> Iterator[tupl
 
 
 class _Ingest:
-    """One ingest into `store`: its report, and which file it stored for each run."""
+    """One ingest into `store`: its report, and which file it stored for each run.
 
-    def __init__(self, store: Store) -> None:
+    As one shard of a parallel ingest (`store_parallel`), `new_part` hands out part numbers
+    shared with the other shards, and the ingest deletes rows only from parts it wrote
+    itself: the rows of an earlier ingest that one of its runs replaces are left for the
+    merge, which also saves the manifest.
+    """
+
+    def __init__(self, store: Store, new_part: Callable[[], int] | None = None, shard: bool = False) -> None:
         self.store = store
         self.manifest = store.manifest
         self.report = IngestReport()
+        self.new_part = new_part or store.new_part
+        self.shard = shard
+        self.written: set[int] = set()
+        """Parts this ingest wrote."""
+        self.blob_parts: dict[int, list[str]] = {}
+        """Part -> digests of the blobs this ingest stored in it."""
+        self.stored_before = set(self.manifest["runs"])
         self.blobs_known: set[str] | None = None
         """Blob digests in the store, once a chunk has looked them up."""
         self.ingested: dict[str, tuple[tuple[bool, int, str], int, int]] = {}
         """run id -> (rank, events, bytes) of the file stored for it by this ingest"""
 
-    def run(self, source: str | Path | list[Path], validate: bool) -> IngestReport:
+    def run(self, paths: list[Path], validate: bool) -> IngestReport:
         t0 = time.perf_counter()
-        paths = [p for s in ([source] if isinstance(source, (str, Path)) else source) for p in run_files(Path(s))]
-        report = self.report
-        report.files_seen = len(paths)
         self._clean_orphans()
+        self.ingest_files(paths, validate)
+        return self.finish(len(paths), t0)
+
+    def ingest_files(self, paths: list[Path], validate: bool) -> None:
+        """Read, decode and store `paths` (the pipeline); the manifest is not saved."""
+        report = self.report
+        report.files_seen += len(paths)
         files_seen = self.manifest["files"]
         tasks = [(key, files_seen.get(key, {}).get("digest")) for key in map(os.path.abspath, paths)]
-        stored_before = set(self.manifest["runs"])
         # A second thread builds the rows of each batch of files (polars runs mostly without
         # the GIL) while this one reads and decodes the next batch; at the end of a chunk it
         # writes the chunk's part.
@@ -204,8 +238,12 @@ class _Ingest:
             report.stage_seconds["read"] = round(time.perf_counter() - start - waited, 4)
             while waiting:
                 waiting.popleft().result()
+
+    def finish(self, n_paths: int, t0: float) -> IngestReport:
+        """Count what was stored, refuse an ingest that could read nothing, save the manifest."""
+        report = self.report
         for run_id, ((torn, _, _), n_events, n_bytes) in self.ingested.items():
-            if run_id in stored_before:
+            if run_id in self.stored_before:
                 report.runs_replaced += 1
             else:
                 report.runs_added += 1
@@ -214,7 +252,7 @@ class _Ingest:
             report.jsonl_bytes += n_bytes
         if report.skipped and not (report.runs_added or report.runs_replaced or report.files_unchanged
                                    or report.duplicates):
-            raise StoreError(f"no readable run files among {len(paths)}; e.g. {report.skipped[0][1]}")
+            raise StoreError(f"no readable run files among {n_paths}; e.g. {report.skipped[0][1]}")
         self.store._save_manifest()
         report.seconds = round(time.perf_counter() - t0, 4)
         return report
@@ -265,7 +303,8 @@ class _Ingest:
         files = [f for f, kept in zip(files, keep) if kept]
         if not files:
             return
-        part = self.store.new_part()
+        part = self.new_part()
+        self.written.add(part)
         tables = {t: pl.concat(frames[t]) for t in BATCH_TABLES}
         tables["runs"] = runs_table(files, part)
         blobs: dict[str, str | None] = {}
@@ -277,6 +316,8 @@ class _Ingest:
         new = [d for d in blobs if d not in self.blobs_known]
         self.blobs_known.update(new)
         tables["blobs"] = blobs_table(new, [blobs[d] for d in new])
+        if new:
+            self.blob_parts[part] = new
         tick = report._add("tables", tick)
         for table in TABLES:
             if tables[table].height:
@@ -319,11 +360,17 @@ class _Ingest:
     # ---------------------------------------------------------------- parts
 
     def _remove_runs(self, run_ids: set[str]) -> None:
-        """Delete the rows of these runs from the parts that hold them."""
-        store, manifest = self.store, self.manifest
+        """Delete the rows of these runs from the parts that hold them (as a shard: only from its own parts)."""
         by_part: dict[int, list[str]] = {}
         for run_id in run_ids:
-            by_part.setdefault(manifest["runs"][run_id]["part"], []).append(run_id)
+            part = self.manifest["runs"][run_id]["part"]
+            if not self.shard or part in self.written:
+                by_part.setdefault(part, []).append(run_id)
+        self.remove_rows(by_part)
+
+    def remove_rows(self, by_part: dict[int, list[str]]) -> None:
+        """Delete the rows of the runs listed for each part from that part's tables."""
+        store, manifest = self.store, self.manifest
         for part, ids in by_part.items():
             for table in RUN_TABLES:
                 path = store.part_path(table, part)

@@ -32,10 +32,10 @@ def evidence_sentences(evidence: Sequence[EvidenceText]) -> list[EvidenceSentenc
             for ev in evidence for n, sentence in enumerate(split_sentences(ev.text) or [ev.text])]
 
 
-class JudgeVerifier:
-    name = "judge"
-    version = "1"
-    prompt_ids = (EXTRACT_PROMPT,)
+class ModelBackedVerifier:
+    """What a verifier with a model behind its lexical pre-stage holds: the pre-stage, the
+    client, the prompts, the run's recorder (attached by the engine) and the header's record
+    of the client. The `judge` and `trained` verifiers build on it."""
 
     def __init__(self, client: ChatClient, config: VerifierConfig | None = None,
                  library: PromptLibrary | None = None) -> None:
@@ -46,6 +46,16 @@ class JudgeVerifier:
         self.recorder: Recorder | None = None
         self.ref_args: dict[str, Any] = {}
         """What the run header records about the client (set by `citeloop.runtime.llm.parts.build_parts`)."""
+
+
+class JudgeVerifier(ModelBackedVerifier):
+    name = "judge"
+    version = "1"
+    prompt_ids = (EXTRACT_PROMPT,)
+
+    def __init__(self, client: ChatClient, config: VerifierConfig | None = None,
+                 library: PromptLibrary | None = None) -> None:
+        super().__init__(client, config, library)
 
     def attach(self, recorder: Recorder) -> None:
         self.recorder = recorder

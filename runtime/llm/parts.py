@@ -3,7 +3,8 @@ their registry names, for a new run (a live or fake client) or a replay (the run
 replies).
 
 Names: planner `rule` | `naive` | `llm`; verifier `lexical` (or any registered one) |
-`judge`; writer `rule` | `llm`; critic `none` | `llm`; screen `rules` | `llm` (the injection
+`judge` | `trained:ENDPOINT` (a served verdict model with its own endpoint, YAML or
+`fake:NAME`; recorded, and replayed, as `trained`); writer `rule` | `llm`; critic `none` | `llm`; screen `rules` | `llm` (the injection
 filter's optional model check after its rules). Model-backed parts carry `ref_args`
 (the client spec, model name and sampling) that the run header records, so a replay can
 rebuild them around a `RecordedChatClient` that serves the same replies.
@@ -20,21 +21,24 @@ from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.llm.client import ChatClient, ModelEndpoint, Sampling
 from citeloop.runtime.llm.critic import LLMCritic
+from citeloop.runtime.llm import make_client, model_spec
 from citeloop.runtime.llm.judge_verifier import JudgeVerifier
 from citeloop.runtime.llm.planner import LLMPlanner
 from citeloop.runtime.llm.prompts import PromptLibrary
 from citeloop.runtime.llm.recorded import RecordedChatClient
 from citeloop.runtime.llm.screen import DEFAULT_MIN_CONFIDENCE, LLMInjectionScreen
+from citeloop.runtime.llm.trained_verifier import TrainedVerifier
 from citeloop.runtime.llm.writer import LLMClaimWriter
 from citeloop.runtime.planner import PLANNERS, Planner, resolve_planner
 from citeloop.runtime.recorder import Recorder
-from citeloop.runtime.verifier import Verifier, resolve_verifier
+from citeloop.runtime.verifier import Verifier, VerifierConfig, resolve_verifier
 from citeloop.trajectories.events import BaseEvent
 from citeloop.trajectories.header import ComponentRef
 from citeloop.trajectories.models import EvidenceCard, Plan
 
 WRITERS = ("rule", "llm")
-MODEL_PART_VERSIONS = {("planner", "llm"): LLMPlanner.version, ("verifier", "judge"): JudgeVerifier.version}
+MODEL_PART_VERSIONS = {("planner", "llm"): LLMPlanner.version, ("verifier", "judge"): JudgeVerifier.version,
+                       ("verifier", "trained"): TrainedVerifier.version}
 """Versions of the model-backed planner and verifier, for replay's header check."""
 CRITICS = ("none", "llm")
 SCREENS = ("rules", "llm")
@@ -89,8 +93,43 @@ class RunParts:
     prompt_versions: dict[str, str] = field(default_factory=dict)
 
 
+TRAINED = "trained"
+"""`trained:ENDPOINT` brings its own model; plain `trained` (a replay) answers from the run's client."""
+
+
 def uses_model(planner: str, verifier: str, writer: str, critic: str, screen: str = "rules") -> bool:
-    return planner == "llm" or verifier == "judge" or writer == "llm" or critic == "llm" or screen == "llm"
+    """Does a part need the run's model client (`--llm`)?"""
+    return (planner == "llm" or verifier in ("judge", TRAINED) or writer == "llm" or critic == "llm"
+            or screen == "llm")
+
+
+def trained_verifier(spec: str, config: VerifierConfig | None = None,
+                     library: PromptLibrary | None = None) -> TrainedVerifier:
+    """The `trained` verifier of a `trained:ENDPOINT` spec, with its own client; its
+    `ref_args` record that client as any model part's do."""
+    endpoint = spec.removeprefix(f"{TRAINED}:")
+    if not endpoint or endpoint == spec:
+        raise LLMPartsError(f"{spec!r}: give the verdict model's endpoint, trained:ENDPOINT.yaml or trained:fake:NAME")
+    try:
+        target = model_spec(endpoint)
+        client = make_client(target)
+    except (ValueError, OSError) as exc:
+        raise LLMPartsError(f"{spec}: {exc}") from exc
+    verifier = TrainedVerifier(client, config, library)
+    verifier.ref_args = client_args(target, client)
+    return verifier
+
+
+def make_verifier(spec: str, config: VerifierConfig | None = None) -> Verifier:
+    """A verifier for work outside a research run (`eval --task verify`, rescoring, benchmarks):
+    `trained:ENDPOINT`, or a name or `module:attr` for `resolve_verifier`. The `judge` needs a
+    run to record its calls into, so it is refused here."""
+    if spec.startswith(f"{TRAINED}:"):
+        return trained_verifier(spec, config)
+    if spec in ("judge", TRAINED):
+        raise LLMPartsError(f"the {spec} verifier needs a model: use trained:ENDPOINT here "
+                            f"(the judge runs inside research runs, with --llm)")
+    return resolve_verifier(spec, config)
 
 
 def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str = "lexical", writer: str = "rule",
@@ -112,7 +151,8 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
         raise LLMPartsError(f"the screen's min confidence must be within [0, 1]; got {screen_min_confidence}")
     if uses_model(planner, verifier, writer, critic, screen) and client is None:
         raise LLMPartsError("a model-backed part (planner llm, verifier judge, writer llm, critic llm or screen llm) "
-                            "needs a model client: pass --llm fake:NAME or --llm ENDPOINT.yaml")
+                            "needs a model client: pass --llm fake:NAME or --llm ENDPOINT.yaml (or, for the "
+                            "verdict model, --verifier trained:ENDPOINT)")
     library = library or PromptLibrary()
     args = args or {}
     versions: dict[str, str] = {}
@@ -125,8 +165,17 @@ def build_parts(config: ResearchConfig, *, planner: str = "rule", verifier: str 
 
     the_planner: Planner = (versioned(LLMPlanner(client, config.planner, library)) if planner == "llm"  # type: ignore[arg-type]
                             else resolve_planner(planner, config.planner))
-    the_verifier: Verifier = (versioned(JudgeVerifier(client, config.verifier, library)) if verifier == "judge"  # type: ignore[arg-type]
-                              else resolve_verifier(verifier, config.verifier))
+    if verifier == "judge":
+        the_verifier: Verifier = versioned(JudgeVerifier(client, config.verifier, library))  # type: ignore[arg-type]
+    elif verifier == TRAINED:
+        the_verifier = versioned(TrainedVerifier(client, config.verifier, library))  # type: ignore[arg-type]
+    elif verifier.startswith(f"{TRAINED}:"):
+        own = trained_verifier(verifier, config.verifier, library)
+        for pid in own.prompt_ids:
+            versions[pid] = str(library.get(pid).version)
+        the_verifier = own
+    else:
+        the_verifier = resolve_verifier(verifier, config.verifier)
     llm_writer = versioned(LLMClaimWriter(client, library)) if writer == "llm" else None  # type: ignore[arg-type]
     llm_critic = versioned(LLMCritic(client, config.verifier, library)) if critic == "llm" else None  # type: ignore[arg-type]
     llm_screen = (versioned(LLMInjectionScreen(client, library, screen_min_confidence))  # type: ignore[arg-type]

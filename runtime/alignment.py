@@ -1,0 +1,120 @@
+"""Claim-to-sentence alignment: the few evidence sentences that together state a claim.
+
+Owns what "the evidence covers the claim" means for the lexical verifier. Pooling the
+words of a whole document lets terms scattered over an on-topic page add up to support
+that no sentence gives, so the claim is aligned instead to the smallest set of evidence
+sentences that covers its content terms and numbers, chosen greedily: the sentence that
+states most of the claim first, then, while the cover is short of the claim, the sentence
+that adds most of what is still missing, as long as it adds at least `min_gain` terms or
+numbers and the set stays within `max_sentences`. A sentence that adds a single term is
+not evidence for the claim, only a page about the same subject. Coverage is the share of the claim's terms the
+aligned sentences hold; polarity, numbers and direction words are then read on those
+sentences only (`citeloop.runtime.verifier`).
+
+Terms are `citeloop.runtime.text` terms, read through `citeloop.runtime.polarity` so that
+a prefixed word ("uninvolved") meets its remainder in the other text ("involved").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citeloop.runtime.numbers import extract_numbers, same_quantity
+from citeloop.runtime.polarity import Reading, read
+from citeloop.runtime.sentences import split_sentences
+from citeloop.runtime.text import content_terms
+
+__all__ = ["AlignedSentence", "Alignment", "align", "evidence_sentences"]
+
+
+@dataclass(frozen=True)
+class AlignedSentence:
+    card_id: str
+    """The evidence card the sentence comes from."""
+    text: str
+    reading: Reading
+    """The sentence read against the claim's terms."""
+    covered: frozenset[str]
+    """The claim terms the sentence states."""
+    numbers: frozenset[int]
+    """Which of the claim's numbers (by position) the sentence states."""
+    overlap: float
+    """Share of the claim's terms the sentence states on its own."""
+
+
+@dataclass(frozen=True)
+class Alignment:
+    claim: Reading
+    """The claim read against the evidence's terms."""
+    terms: tuple[str, ...]
+    """The claim's content terms, in order of first appearance."""
+    sentences: tuple[AlignedSentence, ...]
+    """The aligned sentences, in the order the cover chose them (best first)."""
+    candidates: tuple[AlignedSentence, ...]
+    """Every evidence sentence, in evidence order."""
+
+    @property
+    def covered(self) -> frozenset[str]:
+        return frozenset().union(*(s.covered for s in self.sentences))
+
+    @property
+    def coverage(self) -> float:
+        """Share of the claim's terms the aligned sentences hold together."""
+        return len(self.covered) / len(self.terms) if self.terms else 0.0
+
+    @property
+    def best(self) -> AlignedSentence | None:
+        return self.sentences[0] if self.sentences else None
+
+    @property
+    def missing(self) -> list[str]:
+        """The claim's words (as written) that no aligned sentence states."""
+        covered = self.covered
+        return [self.claim.surfaces[t] for t in self.terms if t not in covered]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(s.text for s in self.sentences)
+
+
+def evidence_sentences(evidence: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(card id, sentence) for each sentence of each (card id, text); a text the splitter
+    cannot cut stays whole."""
+    return [(card_id, s) for card_id, text in evidence for s in (split_sentences(text) or [text])]
+
+
+def align(claim_text: str, evidence: Sequence[tuple[str, str]], max_sentences: int = 3,
+          min_gain: int = 2) -> Alignment:
+    """Align the claim to the fewest sentences of `evidence` ((card id, text) pairs) that
+    cover its terms; see the module docstring."""
+    sentences = evidence_sentences(evidence)
+    claim_numbers = extract_numbers(claim_text)
+    claim_stems = set(content_terms(claim_text))
+    evidence_stems = {t for _, s in sentences for t in content_terms(s)}
+    claim = read(claim_text, against=evidence_stems)
+    terms = tuple(claim.surfaces)
+    n = len(terms) or 1
+    candidates = []
+    for card_id, text in sentences:
+        reading = read(text, against=claim_stems)
+        covered = frozenset(t for t in terms if t in reading.terms)
+        stated = extract_numbers(text) if claim_numbers else []
+        numbers = frozenset(i for i, m in enumerate(claim_numbers) if any(same_quantity(m, x) for x in stated))
+        candidates.append(AlignedSentence(card_id, text, reading, covered, numbers, len(covered) / n))
+
+    chosen: list[int] = []
+    covered: set[str] = set()
+    numbers: set[int] = set()
+    while len(chosen) < max_sentences and (len(covered) < len(terms) or len(numbers) < len(claim_numbers)):
+        gains = [(len(c.covered - covered) + len(c.numbers - numbers), -i)
+                 for i, c in enumerate(candidates) if i not in chosen and not c.reading.inquiry]
+        # Most new terms and numbers first; of equals, the earlier sentence, so the cover is
+        # deterministic.
+        gain, index = max(gains, default=(0, 0))
+        if not gain or (chosen and gain < min_gain):
+            break
+        chosen.append(-index)
+        covered |= candidates[-index].covered
+        numbers |= candidates[-index].numbers
+    return Alignment(claim=claim, terms=terms, sentences=tuple(candidates[i] for i in chosen), candidates=tuple(candidates))

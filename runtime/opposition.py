@@ -1,0 +1,89 @@
+"""Opposition: when an evidence sentence that states a claim's terms contradicts it.
+
+Owns the three contradiction checks the lexical verifier runs on each aligned sentence
+(`citeloop.runtime.alignment`), never on the pooled document: opposite polarity on the
+terms the two share (scoped negation, `citeloop.runtime.polarity`), opposite direction
+words on a term they share ("increases fibrosis" / "reverses fibrosis"), and a rival
+number in the claim number's place ("completed in 1889" / "completed in 1887"). A
+sentence that asks rather than states ("To determine whether ...") contradicts nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citeloop.runtime.alignment import AlignedSentence
+from citeloop.runtime.numbers import NumberMention, extract_numbers, same_quantity
+from citeloop.runtime.polarity import Reading, opposite_directions
+from citeloop.runtime.text import tokenize
+
+__all__ = ["opposition", "rival_numbers", "quantities"]
+
+
+def quantities(text: str) -> list[NumberMention]:
+    """The numbers of `text` that state an amount: a number glued to a name by a hyphen
+    ("A-769662", "IL-10") is part of the name."""
+    return [m for m in extract_numbers(text) if not _IDENTIFIER.search(text, 0, m.span[0])]
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z]-$")
+
+
+def _neighbours(text: str, mention: NumberMention) -> set[str]:
+    before = tokenize(text[:mention.span[0]])[-1:]
+    after = tokenize(text[mention.span[1]:])[:1]
+    return {f"<{w}" for w in before} | {f">{w}" for w in after}
+
+
+def rival_numbers(claim_text: str, sentence_text: str) -> tuple[list[str], list[str]]:
+    """(claim numbers, sentence numbers) where the sentence gives another value in the
+    claim number's place: same kind (unit, or both years, or both plain counts), equal to
+    no claim number, and next to the same word ("in 1889" / "in 1887"). A sentence that
+    states many numbers names many quantities; only the one in the same place is a rival."""
+    claim = quantities(claim_text)
+    stated = quantities(sentence_text)
+    claim_values = {m.value for m in claim}
+    missing, rivals = [], []
+    for mention in claim:
+        if any(same_quantity(mention, x) for x in stated):
+            continue
+        place = _neighbours(claim_text, mention)
+        found = [x.raw for x in stated if x.value not in claim_values and _kind(x) == _kind(mention)
+                 and place & _neighbours(sentence_text, x)]
+        if found:
+            missing.append(mention.raw)
+            rivals.extend(r for r in found if r not in rivals)
+    return missing, rivals
+
+
+def _kind(mention: NumberMention) -> str | None:
+    # Years and unitless amounts are both "unitless", but a year in the evidence is no
+    # rival for "7.8 million francs": without this, an undated amount in the claim would
+    # conflict with every dated sentence about the same subject.
+    if mention.unit is None and re.fullmatch(r"1\d{3}|20\d{2}", mention.raw):
+        return "year"
+    return mention.unit
+
+
+def _quote(sentence: AlignedSentence) -> str:
+    return f"{sentence.card_id} ({sentence.overlap:.0%} overlap) reads \"{sentence.text[:120]}\""
+
+
+def opposition(claim: Reading, claim_text: str, sentence: AlignedSentence) -> tuple[str, str] | None:
+    """(checker, reason) when `sentence`, which states part of the claim, contradicts it:
+    opposite polarity on the terms they share, opposite direction words, or a rival number.
+    None when it does not."""
+    if sentence.reading.inquiry:
+        return None
+    shared = sentence.covered
+    claim_negated = bool(claim.negated & shared)
+    if claim_negated != bool(sentence.reading.negated & shared):
+        negated, plain = ("claim", "evidence") if claim_negated else ("evidence", "claim")
+        return "negation", f"The {negated} denies what the {plain} states: {_quote(sentence)}."
+    if opposite_directions(claim, sentence.reading):
+        return "direction", f"The claim and the evidence give opposite directions: {_quote(sentence)}."
+    absent, rivals = rival_numbers(claim_text, sentence.text)
+    if rivals:
+        return "number", (f"The claim says {', '.join(absent)} but {sentence.card_id} says "
+                          f"{', '.join(rivals)} in its place.")
+    return None
