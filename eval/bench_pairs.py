@@ -11,8 +11,8 @@
    outcomes scored by gold recall (gold from the same data sets), in a process pool.
    Reported: decisions examined, pairs per decision kind, pairs per minute of rollout, the
    margin distribution, and how often `chosen` really read more gold evidence than `rejected`.
-3. The same rollouts scored without gold (citation correctness, coverage and supported
-   share; gold recall only recorded): how often that gold-free score picks the side that
+3. The same rollouts scored without gold (the gold-free run score, filters.answers.run_score;
+   gold recall only recorded): how often that gold-free score picks the side that
    read more gold evidence. This is the number that says whether pairs from questions
    without gold can be trusted.
 Prints a table and writes JSON.

@@ -207,7 +207,7 @@ def pairs(
         extra += [f"--per-kind {per_kind}", f"--seed {seed}"] if per_kind else []
         score = (f"gold evidence recall of what the branch read + 0.5 x answer correct (where {gold} has the "
                  "question and its answer), else " if gold else "")
-        score += (f"mean(citation correctness, coverage, 1 - unsupported-claim rate); minus {search_cost} x searches "
+        score += (f"the gold-free run score (filters.answers.run_score); minus {search_cost} x searches "
                   f"and {read_cost} x reads (training/outcomes.py)")
         summary = result.summary(_command("pairs", runs, decision, out, test_share, *extra), test_share, score)
     except ExportError as exc:

@@ -6,9 +6,9 @@ With gold (a gold file that has the question):
           + answer_weight x answer correct (where the gold file has the answer)
           - search_cost x searches - read_cost x reads
 
-Without gold: the gold-free score, the mean of citation correctness, coverage and one minus
-the unsupported-claim rate (filters/metrics.py; a metric not computed counts 0), minus the
-same costs. Both scores are kept on every outcome (`gold_recall` and `filters_score`), so
+Without gold: the gold-free run score (`filters.answers.run_score`: breadth of the kept and
+cited evidence, answer stated, citation correctness; 0 when not computed), minus the same
+costs. Both scores are kept on every outcome (`gold_recall` and `filters_score`), so
 one set of rollouts is scored either way.
 
 The defaults make each decision kind able to win: a search that adds no gold (and the reads
@@ -95,11 +95,10 @@ def report_verified(events: list[BaseEvent]) -> bool:
 
 
 def filter_quality(header: RunHeader, events: list[BaseEvent]) -> tuple[float, int, int]:
-    """(mean of citation correctness, coverage, supported share with None as 0; searches; reads)."""
+    """(the gold-free run score, 0 when not computed; searches; reads)."""
     s = score_run(events, header=header)
-    supported = 1.0 - s.unsupported_claim_rate if s.unsupported_claim_rate is not None else 0.0
     reads = sum(1 for e in events if e.type == "document_read")
-    return ((s.citation_correctness or 0.0) + (s.coverage or 0.0) + supported) / 3, s.searches, reads
+    return s.run_score or 0.0, s.searches, reads
 
 
 def answer_correct(header: RunHeader, events: list[BaseEvent], gold: GoldSet | None) -> float | None:
