@@ -243,9 +243,11 @@ def _is_modifier(sentence: str, name: str) -> bool:
 
 
 def _after_place_word(sentence: str, name: str) -> bool:
-    """"in Tenby", "from the Bronx", or the region after a town: "from Portland, Oregon"."""
+    """"in Tenby", "from the Bronx", "in southeastern Jiangsu" (one word of direction or size
+    between), or the region after a town: "from Portland, Oregon"."""
     town = r"(?:[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*,\s+)?"
-    return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?" + town + re.escape(name), sentence) is not None
+    return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|central\s+)?" + town + re.escape(name),
+                     sentence) is not None
 
 
 def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str) -> bool:
@@ -517,6 +519,11 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
                              f"{' '.join(sorted(terms))}", confidence)
         return Answer(status="conflict" if holders else "not_found", kind=kind, candidates=holders,
                       reason=f"{'every' if holders else 'no'} option's cited sentences state {' '.join(sorted(terms))}")
+    same_what = re.search(r"\bsame\s+([a-z]+)", plan.question.lower())
+    place = same_what.group(1) if same_what else ""
+    # "The same country" is usually a nationality ("both American"): shared values decide that.
+    if place in (cues().region_nouns | cues().town_nouns) - {"country", "nation"}:
+        return _same_place(kind, place, options, evidence, all_claims, statuses, confidence)
     if words & {"same"} or not terms:
         shared = _shared_values(options, evidence)
         text = "yes" if shared else "no"
@@ -525,6 +532,22 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
     every = all(stated.values())
     why = f"{'every' if every else 'not every'} option's cited sentences state {' '.join(sorted(terms))}"
     return _answered(kind, "yes" if every else "no", all_claims, why, confidence)
+
+
+def _same_place(kind: AnswerKind, place: str, options: list[tuple[str, str]], evidence: ReportEvidence,
+                claims: list[ReportClaim], statuses: dict[str, str], confidence: ConfidenceOf) -> Answer:
+    """"Are A and B in the same state?": each option's place at the level asked (the name after
+    a place word, the region after a town's comma), compared; not any name both happen to share."""
+    values = []
+    for name, sid in options:
+        found = best_span("entity", evidence.sentences(sid), set(), [name], f"where {place}", evidence.titles(),
+                          place)
+        if not found:
+            return _missing(kind, [sid], statuses, f"no {place} stated for {name}")
+        values.append((name, found[0].text))
+    same = len({fold_accents(v).lower() for _, v in values}) == 1
+    shown = ", ".join(f"{n}: {v}" for n, v in values)
+    return _answered(kind, "yes" if same else "no", claims, f"compared {place}s ({shown})", confidence)
 
 
 def _shared_values(options: list[tuple[str, str]], evidence: ReportEvidence) -> set[str]:

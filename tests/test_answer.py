@@ -201,3 +201,13 @@ def test_the_answer_whose_own_article_names_the_asked_kind_wins() -> None:
                 "Parker Hale": "Parker Hale is a Canadian rugby union club."})
     answer = run_research("Night Ward starred which Canadian actress?", kit, out_dir=None, sink=MemorySink())[0]
     assert answer.report.answer.text == "Lena Dobbs"
+
+
+@pytest.mark.parametrize(("second", "expected"), [("Tarrow, Maine", "no"), ("Tarrow, Vermont", "yes")])
+def test_same_state_is_compared_at_the_level_asked_not_by_any_shared_name(second: str, expected: str) -> None:
+    kit = _kit({**FILLER,
+                "Orm Field Airport": "Orm Field Airport is a public airport in Orm, Vermont, United States.",
+                "Tarrow Airport": f"Tarrow Airport is a public airport in {second}, United States."})
+    answer = run_research("Are Orm Field Airport and Tarrow Airport in the same state?", kit, out_dir=None,
+                          sink=MemorySink())[0].report.answer
+    assert (answer.kind, answer.text) == ("yes_no", expected), answer.reason
