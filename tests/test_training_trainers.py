@@ -228,6 +228,22 @@ def test_grpo_step_passes_the_rollout_columns_to_the_reward(tiny: Path, exports:
     assert summary.final_metrics["reward"] <= 0.0
 
 
+def test_grpo_step_with_the_rollout_reward_branches_the_runs(tiny: Path, exports: dict[str, Path],
+                                                             tmp_path: Path) -> None:
+    """No reward function given: GRPOTrainer scores completions with training.rewards.RolloutReward,
+    which parses each completion's action and branches the recorded run with it."""
+    config = _config("grpo", tiny, exports["rl"], tmp_path / "grpo-rollout", num_generations=2,
+                     max_completion_length=4, reward={"search_cost": 0.02})
+    summary = train(config)
+    # The step runs (weights change only when rewards differ; the tiny model's completions may all be
+    # unparsable, and equal rewards leave GRPO no advantage to follow).
+    assert summary.steps == 1 and all(math.isfinite(p.loss) for p in summary.loss_history)
+    statuses = summary.reward_statuses or {}
+    assert sum(statuses.values()) >= 2, "every sampled completion got a reward"
+    assert set(statuses) <= {"scored", "unparsable", "invalid"}
+    assert summary.final_metrics["reward"] >= -1.0, "a penalty (-1) is the floor of a rollout reward"
+
+
 def test_cli_trains_from_a_yaml_file_with_overrides(tiny: Path, exports: dict[str, Path], tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "sft.yaml"
