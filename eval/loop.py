@@ -92,6 +92,10 @@ class LoopConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
     datasets: list[str] = Field(default_factory=lambda: ["hotpotqa", "musique"])
+    eval_datasets: list[str] | None = None
+    """The environment-shift case (seed 001 section 20.3): train on every question of
+    `datasets`, evaluate on these (e.g. train on two shared sets, evaluate on the third).
+    None: each of `datasets` is split by question (`eval_share`)."""
     data: Path | None = None
     eval_share: float = Field(0.3, gt=0.0, lt=1.0)
     limit: int | None = Field(None, ge=1)
@@ -131,7 +135,14 @@ def _research_config(base: dict[str, Any], overrides: dict[str, Any]) -> Researc
 
 
 def split_sets(config: LoopConfig) -> tuple[list[EvalSet], list[EvalSet]]:
-    """(training sets, evaluation sets): the same data sets, questions split by hash of the question."""
+    """(training sets, evaluation sets): the same data sets, questions split by hash of the
+    question; or, with `eval_datasets`, all of `datasets` for training and those for evaluation.
+    A question in both is refused (LoopError): a policy is never evaluated on what it trained on."""
+    if config.eval_datasets is not None:
+        train_sets = [load_eval_set(name, config.data).limit(config.limit) for name in config.datasets]
+        eval_sets = [load_eval_set(name, config.data).limit(config.eval.limit) for name in config.eval_datasets]
+        _refuse_shared(train_sets, eval_sets)
+        return train_sets, eval_sets
     train_sets, eval_sets = [], []
     for name in config.datasets:
         full = load_eval_set(name, config.data).limit(config.limit)
@@ -139,7 +150,17 @@ def split_sets(config: LoopConfig) -> tuple[list[EvalSet], list[EvalSet]]:
         kept = [q for q in full.questions if split_of(q.question, config.eval_share) == "train"]
         train_sets.append(full.model_copy(update={"questions": kept}))
         eval_sets.append(full.model_copy(update={"questions": held}).limit(config.eval.limit))
+    _refuse_shared(train_sets, eval_sets)
     return train_sets, eval_sets
+
+
+def _refuse_shared(train_sets: list[EvalSet], eval_sets: list[EvalSet]) -> None:
+    shared = ({question_key(q.question) for s in train_sets for q in s.questions}
+              & {question_key(q.question) for s in eval_sets for q in s.questions})
+    if shared:
+        example = sorted(shared)[0]
+        raise LoopError(f"{len(shared)} question(s) are in both the training and the evaluation split, e.g. "
+                        f"{example!r}: evaluate on questions the policy never saw")
 
 
 def gold_of(sets: list[EvalSet]) -> GoldSet:
@@ -198,10 +219,6 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
     train_sets, eval_sets = split_sets(config)
     n_train = sum(len(s.questions) for s in train_sets)
     n_eval = sum(len(s.questions) for s in eval_sets)
-    overlap = ({question_key(q.question) for s in train_sets for q in s.questions}
-               & {question_key(q.question) for s in eval_sets for q in s.questions})
-    if overlap:
-        raise LoopError(f"{len(overlap)} questions are in both splits")  # cannot happen with a hash split
     log(f"[loop] {n_train} training and {n_eval} evaluation questions")
     clock.lap("split")
     kit = ResearchKit.load()

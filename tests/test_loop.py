@@ -3,6 +3,8 @@ serving by the transformers server, evaluation on held-out questions, the report
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,24 @@ def test_the_split_keeps_evaluation_questions_out_of_training() -> None:
     train = {question_key(q.question) for s in train_sets for q in s.questions}
     held = {question_key(q.question) for s in eval_sets for q in s.questions}
     assert train and held and not train & held
+
+
+def test_training_on_two_sets_and_evaluating_on_the_third_and_a_shared_question_is_refused(tmp_path: Path) -> None:
+    config = load_loop_config(CONFIG).model_copy(update={"datasets": ["hotpotqa", "musique"],
+                                                         "eval_datasets": ["2wiki"], "limit": 5})
+    train_sets, eval_sets = split_sets(config)
+    assert [s.name for s in train_sets] == ["hotpotqa", "musique"] and [s.name for s in eval_sets] == ["2wiki"]
+    # A question file that repeats a training question: the loop refuses to evaluate on it.
+    from citeloop.eval.datasets import BUILTIN_DATA_DIR, load_eval_set
+
+    seen = load_eval_set("hotpotqa", BUILTIN_DATA_DIR).questions[0]
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(json.dumps({"id": "x1", "question": seen.question}) + "\n"
+                         + json.dumps({"id": "x2", "question": "Who painted a picture nobody trained on?"}) + "\n",
+                         encoding="utf-8")
+    shared = config.model_copy(update={"eval_datasets": [str(questions)]})
+    with pytest.raises(LoopError, match="1 question\\(s\\) are in both the training and the evaluation split"):
+        split_sets(shared)
 
 
 def test_the_tiny_loop_trains_serves_and_reports(tmp_path: Path, tiny_model: Path) -> None:
