@@ -9,7 +9,11 @@ own corpus and its read budget of 10) and each policy it reports, through the ev
 harness (`citeloop.eval.harness.run_eval`): whether the report states a short answer and
 whether it is right (exact match after normalisation, with aliases; token F1), gold recall of
 what was retrieved (read) and cited, all gold retrieved, cited-evidence precision, question
-coverage, searches and reads per question and the median run time. `naive` is the naive
+coverage, searches and reads per question, the median run time and the median of each run's
+time against its floor: the same searches through the bare index (`BM25Index.search`, query
+tokenisation included, no cached text analysis), timed in the same process after the runs. Each
+set's per-document text analysis (`citeloop.runtime.doc_features`) is precomputed, or loaded
+from beside its index, before its runs, and reported apart. `naive` is the naive
 research loop baseline (no plan, naive decisions); `naive-policies` keeps citeloop's plan and
 engine but decides naively. With `--baseline` (an earlier output of this script) each row also
 shows the change in answer accuracy and gold recall against it. Then trajectory capture: the
@@ -34,6 +38,7 @@ from citeloop.eval.datasets import BUILTIN_DATA_DIR, EvalSet, load_eval_set
 from citeloop.eval.harness import PolicyRun, run_eval
 from citeloop.runtime.config import ResearchConfig, load_config
 from citeloop.runtime.index import BM25Index
+from citeloop.runtime.memo import disabled as memos_disabled
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.trajectories.runfile import NullSink
 
@@ -54,15 +59,53 @@ def kit_for(eval_set: EvalSet, embedded: ResearchKit) -> ResearchKit:
     return ResearchKit(corpus=eval_set.corpus, index=index, index_seconds=time.perf_counter() - t0)
 
 
+def precompute_features(kit: ResearchKit) -> dict:
+    """The corpus's per-document text analysis, before any run is timed: loaded from its store
+    beside the index, or computed (and stored) now."""
+    t0 = time.perf_counter()
+    assert kit.features is not None
+    loaded, analysed = kit.features.loaded, kit.features.analysed
+    kit.features.precompute()
+    return {"seconds": round(time.perf_counter() - t0, 3), "loaded": kit.features.loaded - loaded,
+            "analysed": kit.features.analysed - analysed, "store": str(kit.features.path)}
+
+
 def evaluate(eval_set: EvalSet, kit: ResearchKit) -> dict:
     config = load_config(None, dict(eval_set.config_overrides))
-    results = run_eval(eval_set, kit, POLICIES, config)["policies"]
-    for r in results.values():
+    searches: dict[str, list[list[tuple[str, int]]]] = {run.name: [] for run in POLICIES}
+    results = run_eval(eval_set, kit, POLICIES, config, on_run=lambda name, events: searches[name].append(
+        [(e.query, e.k) for e in events if e.type == "query_issued"]))["policies"]
+    floors = floor_seconds(kit, [q for runs in searches.values() for run in runs for q in run])
+    for name, r in results.items():
         walls = sorted(row["wall_s"] for row in r["per_question"])
         r["median_ms"] = round(statistics.median(walls) * 1000, 2)
         r["p90_ms"] = round(walls[int(0.9 * (len(walls) - 1))] * 1000, 2)
+        ratios = []
+        for row, queries in zip(r["per_question"], searches[name]):
+            floor = sum(floors[q] for q in queries)
+            row["floor_ms"] = round(floor * 1000, 4)
+            row["floor_ratio"] = round(row["wall_s"] / floor, 2) if floor else None
+            if floor:
+                ratios.append(row["wall_s"] / floor)
+        r["floor_median_ms"] = round(statistics.median(row["floor_ms"] for row in r["per_question"]), 4)
+        r["floor_ratio_median"] = round(statistics.median(ratios), 2) if ratios else None
         r["budget"] = config.budget.model_dump()
     return results
+
+
+def floor_seconds(kit: ResearchKit, searches: list[tuple[str, int]], repeats: int = 3) -> dict[tuple[str, int], float]:
+    """Seconds of each (query, k) through the bare index, best of `repeats`, with the text memos
+    out of the way (the index tokenises the query as it did before any run)."""
+    unique = list(dict.fromkeys(searches))
+    best = {q: float("inf") for q in unique}
+    with memos_disabled():
+        kit.index.search(unique[0][0], unique[0][1]) if unique else None  # first-call costs
+        for _ in range(repeats):
+            for query, k in unique:
+                t0 = time.perf_counter()
+                kit.index.search(query, k)
+                best[(query, k)] = min(best[(query, k)], time.perf_counter() - t0)
+    return best
 
 
 def capture_overhead(eval_set: EvalSet, kit: ResearchKit, repeats: int) -> dict:
@@ -114,7 +157,7 @@ def _fmt(value: float | None) -> str:
 
 def print_table(results: dict, baseline: dict | None) -> None:
     header = f"{'dataset':<9}{'policy':<15}" + "".join(f"{label:>8}" for _, label in COLUMNS) + \
-             f"{'srch/q':>8}{'read/q':>8}{'med ms':>8}"
+             f"{'srch/q':>8}{'read/q':>8}{'med ms':>8}{'x floor':>8}"
     if baseline:
         header += "".join(f"{'d.' + k.split('_')[0][:6]:>10}" for k in DELTAS)
     print(header)
@@ -122,15 +165,16 @@ def print_table(results: dict, baseline: dict | None) -> None:
     for name, by_policy in results["datasets"].items():
         for policy, r in by_policy.items():
             line = f"{name:<9}{policy:<15}" + "".join(f"{_fmt(r.get(k)):>8}" for k, _ in COLUMNS) + \
-                   f"{r['searches_per_q']:>8.2f}{r['reads_per_q']:>8.2f}{r['median_ms']:>8.1f}"
+                   f"{r['searches_per_q']:>8.2f}{r['reads_per_q']:>8.2f}{r['median_ms']:>8.1f}" + \
+                   f"{'n/a' if r.get('floor_ratio_median') is None else format(r['floor_ratio_median'], '.1f'):>8}"
             old = (baseline or {}).get("datasets", {}).get(name, {}).get(policy)
             if old:
                 for k in DELTAS:
                     a, b = r.get(k), old.get(k)
                     line += f"{'n/a' if a is None or b is None else f'{(a - b) * 100:+.1f}':>10}"
             print(line)
-    print("(ans.ok: exact match with the gold answer or an alias; recall/precision in %; d.*: points against "
-          "--baseline)")
+    print("(ans.ok: exact match with the gold answer or an alias; recall/precision in %; x floor: median of each "
+          "run's time over its searches' through the bare index; d.*: points against --baseline)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -161,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         eval_set = load_eval_set(name, args.data).limit(args.limit)
         kit = kit_for(eval_set, embedded)
+        results.setdefault("features", {})[name] = precompute_features(kit)
         results["datasets"][name] = evaluate(eval_set, kit)
         first_set = first_set or (eval_set, kit)
     results["score_agreement"] = {name: {score: score_agreement(by_policy, score) for score in ("run_score", "coverage")}
@@ -181,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
     c = results["capture"]
     print(f"capture overhead: file {c['file_sink_s']:.3f}s vs null {c['null_sink_s']:.3f}s = {c['ratio']:.3f}x")
     print(f"peak RSS {results['peak_rss_mb']} MB; corpus load+index {results['corpus']['load_and_index_s']} s")
+    print("per-document text analysis before the runs: " + "; ".join(
+        f"{name} {f['seconds']} s ({f['loaded']} loaded, {f['analysed']} analysed)"
+        for name, f in results.get("features", {}).items()))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2), encoding="utf-8")
     print(f"wrote {args.out}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import extract_numbers, same_quantity
 from citeloop.runtime.polarity import Reading, read
 from citeloop.runtime.sentences import split_sentences
@@ -87,7 +88,14 @@ def evidence_sentences(evidence: Sequence[tuple[str, str]]) -> list[tuple[str, s
 def align(claim_text: str, evidence: Sequence[tuple[str, str]], max_sentences: int = 3,
           min_gain: int = 2) -> Alignment:
     """Align the claim to the fewest sentences of `evidence` ((card id, text) pairs) that
-    cover its terms; see the module docstring."""
+    cover its terms; see the module docstring. The result is shared by every caller that
+    asks the same: the ledger checks the same pairs of cards in every run of a question."""
+    return _aligned((claim_text, tuple((card_id, text) for card_id, text in evidence), max_sentences, min_gain))
+
+
+@memo("alignment.align", maxsize=1 << 15)
+def _aligned(key: tuple[str, tuple[tuple[str, str], ...], int, int]) -> Alignment:
+    claim_text, evidence, max_sentences, min_gain = key
     sentences = evidence_sentences(evidence)
     claim_numbers = extract_numbers(claim_text)
     claim_stems = set(content_terms(claim_text))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from citeloop.runtime.memo import memo
 from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import EvidenceCard, Plan
@@ -70,8 +71,14 @@ def focus_terms(query: str, entities: list[str], text: str) -> list[str]:
     folded = fold_accents(text).lower()
     for name in entities:
         if name and fold_accents(name).lower() not in folded:
-            query = re.sub(re.escape(name), " ", query, flags=re.IGNORECASE)
+            query = _name_pattern(name).sub(" ", query)
     return content_terms(query)
+
+
+@memo("bridging.name_pattern", maxsize=1 << 12)
+def _name_pattern(name: str) -> re.Pattern[str]:
+    # Compiled once per name: names are too many for `re`'s own cache of patterns.
+    return re.compile(re.escape(name), flags=re.IGNORECASE)
 
 
 def relation_cue_terms(terms: set[str]) -> set[str]:

@@ -98,6 +98,7 @@ class Corpus:
         if not self.documents:
             raise CorpusError(f"{source}: corpus is empty")
         self._fingerprint: str | None = None
+        self._cutoff: tuple[str | None] | None = None
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -121,8 +122,10 @@ class Corpus:
     @property
     def cutoff(self) -> str | None:
         """Latest publication date, or None when no document is dated."""
-        dates = [d.published for d in self.documents if d.published]
-        return max(dates) if dates else None
+        if self._cutoff is None:  # every run's header asks; the documents do not change
+            dates = [d.published for d in self.documents if d.published]
+            self._cutoff = (max(dates) if dates else None,)
+        return self._cutoff[0]
 
 
 # --------------------------------------------------------------------------- loading

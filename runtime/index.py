@@ -20,6 +20,7 @@ import numpy as np
 import Stemmer
 
 from citeloop.runtime.corpus import Corpus
+from citeloop.runtime.memo import memo
 from citeloop.runtime.text import fold_accents
 
 # Bump when tokenisation or BM25 parameters change: the cache key must change with them.
@@ -39,10 +40,22 @@ def _stemmer() -> Stemmer.Stemmer:
 
 def tokenize(texts: list[str]) -> list[list[str]]:
     """Stemmed, stopword-free, accent-folded tokens of each text (bm25s's regex: words of 2+ chars)."""
-    return bm25s.tokenize(
-        [fold_accents(t) for t in texts], stopwords="english", stemmer=_stemmer(), return_ids=False,
-        show_progress=False,
-    )
+    missing = list(dict.fromkeys(t for t in texts if t not in _search_tokens))
+    if missing:  # one bm25s call for all texts not seen yet: its cost is mostly per call
+        _search_tokens.seed(zip(missing, map(tuple, _bm25_tokenize(missing))))
+    return [list(_search_tokens(t)) for t in texts]
+
+
+def _bm25_tokenize(texts: list[str]) -> list[list[str]]:
+    # bm25s tokenises each text on its own (with return_ids=False the batch shares nothing
+    # that reaches the strings), so a text's tokens do not depend on the batch it came in.
+    return bm25s.tokenize([fold_accents(t) for t in texts], stopwords="english", stemmer=_stemmer(),
+                          return_ids=False, show_progress=False)
+
+
+@memo("index.tokenize")
+def _search_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_bm25_tokenize([text])[0])
 
 
 def default_cache_dir() -> Path:

@@ -26,6 +26,7 @@ from citeloop.runtime.injection_blocks import DATA_BLOCK_CLOSE, DATA_BLOCK_OPEN,
 from citeloop.runtime.injection_cues import catalogue, found
 from citeloop.runtime.injection_model import shipped_model
 from citeloop.runtime.injection_strip import cased, normalise, strip_invisible
+from citeloop.runtime.memo import memo
 from citeloop.runtime.scripts import script_islands
 
 __all__ = [
@@ -120,6 +121,11 @@ def suspected(text: str) -> str | None:
     filter half suspects it (a score at or above its `suspect_at`, below its threshold). A
     suspect card stays in the ledger but is inert: it names no bridge, counts as no source and
     is no claim's quote (`runtime.engine`, `citeloop.runtime.claims.select_cards`)."""
+    return _suspected(text)
+
+
+@memo("injection.suspected")
+def _suspected(text: str) -> str | None:
     derived = speaks_of_derived_text(text)
     if derived:
         return f"speaks of texts made from the page ({derived!r})"
@@ -132,6 +138,11 @@ def suspected(text: str) -> str | None:
 
 def detect_injection(text: str) -> InjectionFinding | None:
     """Rule-based injection check; None when no rule fires."""
+    return _detected(text)
+
+
+@memo("injection.detect_injection")
+def _detected(text: str) -> InjectionFinding | None:
     cues = catalogue()
     norm = normalise(text)
     strong = found(cues.strong, norm)
@@ -162,22 +173,32 @@ def page_findings(sentences: list[str]) -> dict[int, str]:
 def findings_by_line(sentences: list[str]) -> dict[int, tuple[str, str]]:
     """`page_findings`, each with the line of the filter that found it: `rules` (a rule or
     a script island; the learned filter only sees what they pass) or `learned`."""
-    flagged = {i: ("rules", why) for i, why in rule_findings(sentences).items()}
+    return dict(_findings_by_line(tuple(sentences)))
+
+
+@memo("injection.findings_by_line")
+def _findings_by_line(sentences: tuple[str, ...]) -> tuple[tuple[int, tuple[str, str]], ...]:
+    flagged = {i: ("rules", why) for i, why in _rule_findings(sentences)}
     model = shipped_model()
     for i, sentence in enumerate(sentences):
         if i not in flagged and (score := model.flags(sentence)) is not None:
             flagged[i] = ("learned", f"learned filter: score {score:.2f} (threshold {model.threshold:.2f})")
-    return dict(sorted(flagged.items()))
+    return tuple(sorted(flagged.items()))
 
 
 def rule_findings(sentences: list[str]) -> dict[int, str]:
     """Index -> why, for each sentence of one page the rules flag or that is a script
     island in its page (the first line of the filter)."""
-    islands = script_islands(sentences)
-    flagged: dict[int, str] = {}
+    return dict(_rule_findings(tuple(sentences)))
+
+
+@memo("injection.rule_findings")
+def _rule_findings(sentences: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    islands = script_islands(list(sentences))
+    flagged: list[tuple[int, str]] = []
     for i, sentence in enumerate(sentences):
         finding = detect_injection(sentence)
         why = finding.reason if finding is not None else islands.get(i)
         if why is not None:
-            flagged[i] = why
-    return flagged
+            flagged.append((i, why))
+    return tuple(flagged)

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from citeloop.runtime.memo import memo
+
 BUCKETS = 1 << 18
 MODEL_PATH = Path(__file__).parent / "data" / "injection_filter.npz"
 
@@ -44,13 +46,18 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 def features(text: str) -> list[int]:
     """The sentence's hashed n-gram buckets, sorted and each once. `text` is already
     stripped of invisible characters (`citeloop.runtime.injection.strip_invisible`)."""
+    return list(_features(text))
+
+
+@memo("injection_model.features")
+def _features(text: str) -> tuple[int, ...]:
     lowered = text.lower()
     tokens = _TOKEN.findall(lowered)
     han = _HAN.findall(lowered)
     buckets = {b for token in set(tokens) for b in _word_buckets(token)}
     pairs = [*(f"{a} {b}" for a, b in zip(tokens, tokens[1:])), *(a + b for a, b in zip(han, han[1:]))]
     buckets.update(_bucket(g) for g in pairs)
-    return sorted(buckets)
+    return tuple(sorted(buckets))
 
 
 def _bucket(gram: str) -> int:
@@ -63,6 +70,14 @@ def _word_buckets(token: str) -> tuple[int, ...]:
     features with "summarise"); cached, since words repeat from sentence to sentence."""
     marked = f"<{token}>"
     return (_bucket(token), *(_bucket(marked[i : i + 4]) for i in range(max(1, len(marked) - 3))))
+
+
+@memo("injection_model.feature_rows")
+def _feature_rows(text: str) -> np.ndarray:
+    """`features` as an index array (what scoring gathers the weights with), read-only."""
+    rows = np.array(_features(text), dtype=np.intp)
+    rows.flags.writeable = False
+    return rows
 
 
 @dataclass(frozen=True)
@@ -79,7 +94,7 @@ class InjectionModel:
 
     def score(self, text: str) -> float:
         """The probability, by the model, that the sentence is an injection."""
-        z = float(self.weights[features(text)].sum()) + self.bias
+        z = float(self.weights[_feature_rows(text)].sum()) + self.bias
         return float(1.0 / (1.0 + np.exp(-z)))
 
     def flags(self, text: str) -> float | None:

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urlparse, urlunparse
 from datasketch import MinHash
 
 from citeloop.runtime.config import LedgerSettings
+from citeloop.runtime.memo import memo
 from citeloop.runtime.text import tokenize
 from citeloop.runtime.verifier import EvidenceText, Verifier
 from citeloop.trajectories.header import content_digest
@@ -56,6 +57,20 @@ def canonical_url(url: str) -> str:
     path = re.sub(r"/+$", "", parts.path) or "/"
     # http and https copies of a page are the same source
     return urlunparse(("https", host, path, "", urlencode(query), ""))
+
+
+@memo("ledger.text_signature", maxsize=1 << 14)
+def text_signature(key: tuple[str, int, int]) -> MinHash:
+    """The MinHash of (text, words per shingle, permutations). Shared by every ledger that
+    reads the text, so it is never updated after it is made: ledgers only compare signatures."""
+    text, k, num_perm = key
+    words = tokenize(text)
+    shingles = {" ".join(words[i : i + k]) for i in range(max(1, len(words) - k + 1))}
+    # A fixed seed keeps signatures, and so clusters, identical across runs.
+    signature = MinHash(num_perm=num_perm, seed=1)
+    # One batch: the same arithmetic as a call of `update` per shingle, and a minimum is a minimum.
+    signature.update_batch([shingle.encode("utf-8") for shingle in sorted(shingles)])
+    return signature
 
 
 @dataclass
@@ -102,14 +117,7 @@ class Ledger:
         return sorted(d for d, info in self.documents.items() if info.cluster_id == cluster and d != doc_id)
 
     def _minhash(self, text: str) -> MinHash:
-        words = tokenize(text)
-        k = self.settings.shingle_words
-        shingles = {" ".join(words[i : i + k]) for i in range(max(1, len(words) - k + 1))}
-        # A fixed seed keeps signatures, and so clusters, identical across runs.
-        signature = MinHash(num_perm=self.settings.minhash_permutations, seed=1)
-        for shingle in sorted(shingles):
-            signature.update(shingle.encode("utf-8"))
-        return signature
+        return text_signature((text, self.settings.shingle_words, self.settings.minhash_permutations))
 
     # ------------------------------------------------------------------ cards
 

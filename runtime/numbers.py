@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
+from citeloop.runtime.memo import memo
+
 __all__ = ["NumberMention", "extract_numbers", "numbers_match", "same_quantity", "canonical_value"]
 
 
@@ -154,6 +156,11 @@ def _unit(match: re.Match[str]) -> str | None:
 
 def extract_numbers(text: str) -> list[NumberMention]:
     """All number mentions in `text`, left to right, with canonical value and unit."""
+    return list(_mentions(text))
+
+
+@memo("numbers.extract_numbers")
+def _mentions(text: str) -> tuple[NumberMention, ...]:
     mentions: list[NumberMention] = []
     for m in _PATTERN.finditer(text.translate(_HALF_WIDTH)):
         value: Decimal | None
@@ -191,7 +198,7 @@ def extract_numbers(text: str) -> list[NumberMention]:
         end = m.end()
         mentions.append(NumberMention(text[start:end].strip(), canonical_value(value), unit,
                                       (start, start + len(text[start:end].rstrip()))))
-    return mentions
+    return tuple(mentions)
 
 
 def same_quantity(a: NumberMention, b: NumberMention) -> bool:
@@ -206,9 +213,9 @@ def numbers_match(claim_text: str, evidence_text: str) -> list[str]:
 
     The name reads as the check it performs; what it returns is what failed it.
     """
-    evidence = extract_numbers(evidence_text)
+    evidence = _mentions(evidence_text)
     missing: list[str] = []
-    for mention in extract_numbers(claim_text):
+    for mention in _mentions(claim_text):
         if not any(same_quantity(mention, other) for other in evidence) and mention.raw not in missing:
             missing.append(mention.raw)
     return missing

@@ -26,6 +26,7 @@ from importlib import resources
 
 import yaml
 
+from citeloop.runtime.memo import memo
 from citeloop.runtime.text import STOPWORDS, normalize, stem, tokenize
 
 __all__ = ["Cues", "cues", "Direction", "Reading", "read", "is_negated", "opposite_directions"]
@@ -93,13 +94,19 @@ _CLAUSE_BREAK = re.compile(r"[;:()\[\]!?\u3002\uff0c\uff1b]|,(?=\s)|\s[-\u2013\u
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Token:
     surface: str
     terms: tuple[tuple[str, str], ...]
     """(stemmed term, surface part) for the token's content parts, as `text.term_pairs` splits them."""
     base: str | None
     """For a prefixed word ("uninvolved", "non-toxic"), the stem of its remainder ("involv")."""
+
+    def __reduce__(self) -> tuple:
+        # A token is a pure function of its surface: pickled (a corpus's stored readings,
+        # `runtime.doc_features`) it is its surface, and it unpickles to the one object the
+        # memo shares, so a corpus's readings hold each distinct word once.
+        return _token_of, (self.surface,)
 
 
 def _base(word: str) -> str | None:
@@ -115,13 +122,19 @@ def _base(word: str) -> str | None:
     return None
 
 
+@memo("polarity.token")
 def _token(surface: str) -> _Token:
     parts = [p for p in surface.split("-") if p and p not in STOPWORDS and not _NUMBER.fullmatch(p)]
     terms = tuple((t, p) for t, p in ((stem(p), p) for p in parts) if t)
     return _Token(surface, terms, _base(surface) if terms else None)
 
 
-@lru_cache(maxsize=16384)
+def _token_of(surface: str) -> _Token:
+    """`_token`, for unpickling (a memo is no module-level function)."""
+    return _token(surface)
+
+
+@memo("polarity.clauses")
 def _clauses(text: str) -> tuple[tuple[_Token, ...], ...]:
     """The text's clauses as tokens, computed once per text (the reverse check reads the
     same evidence for every claim)."""
@@ -212,16 +225,16 @@ class Reading:
     """The text asks or describes a study ("To determine whether ...") rather than states a finding."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Clause:
     tokens: tuple[_Token, ...]
-    denied: frozenset[int]
-    """Positions under a negation."""
+    denied: tuple[int, ...]
+    """Positions under a negation, in order (a tuple: few, and a corpus holds many clauses)."""
     directions: tuple[tuple[int, int], ...]
     """(position, sign) of each direction word outside a negation."""
 
 
-@lru_cache(maxsize=16384)
+@memo("polarity.analyse")
 def _analyse(text: str) -> tuple[tuple[_Clause, ...], bool]:
     """The part of a reading that does not depend on the other text, computed once per text
     (the reverse check and the ledger read the same evidence for every claim)."""
@@ -237,7 +250,7 @@ def _analyse(text: str) -> tuple[tuple[_Clause, ...], bool]:
         inquiry = inquiry or any(_match(tokens, i, c.inquiry) for i in range(len(tokens)))
         directions = tuple((i, 1 if t.surface in c.up else -1) for i, t in enumerate(tokens)
                            if (t.surface in c.up or t.surface in c.down) and i not in in_scope)
-        clauses.append(_Clause(tokens, frozenset(in_scope), directions))
+        clauses.append(_Clause(tokens, tuple(sorted(in_scope)), directions))
     return tuple(clauses), inquiry
 
 
@@ -246,6 +259,27 @@ def read(text: str, against: Iterable[str] = ()) -> Reading:
     prefixed word ("ineffective") is the negation of one of them ("effect"): it is, when
     the other text has the remainder and not the word itself."""
     other = against if isinstance(against, (set, frozenset)) else frozenset(against)
+    # `against` matters only through which prefixed words it turns into their remainder, so
+    # the reading is kept per (text, those words): the verifier reads the same evidence
+    # sentence against claim after claim.
+    turned = tuple(token.base in other and not any(t in other for t, _ in token.terms)
+                   for token in _prefixed_words(text))
+    return _reading((text, turned))
+
+
+@memo("polarity.prefixed_words")
+def _prefixed_words(text: str) -> tuple[_Token, ...]:
+    """The text's tokens that are prefixed words (with a `base`), in reading order."""
+    clauses, _ = _analyse(text)
+    return tuple(token for clause in clauses for token in clause.tokens if token.base is not None)
+
+
+@memo("polarity.read", maxsize=1 << 16)
+def _reading(key: tuple[str, tuple[bool, ...]]) -> Reading:
+    """The reading of the text with the prefixed words `turned` marks read as their remainder
+    (one flag per `_prefixed_words` token). Shared by every caller: never mutated."""
+    text, turned = key
+    flags = iter(turned)
     seen: Counter[str] = Counter()
     denied: Counter[str] = Counter()
     directions: list[Direction] = []
@@ -254,8 +288,7 @@ def read(text: str, against: Iterable[str] = ()) -> Reading:
     for clause in clauses:
         terms: list[tuple[str, ...]] = []
         for i, token in enumerate(clause.tokens):
-            prefixed = (token.base is not None and token.base in other
-                        and not any(t in other for t, _ in token.terms))
+            prefixed = token.base is not None and next(flags)
             pairs = ((token.base, token.surface),) if prefixed else token.terms
             terms.append(tuple(t for t, _ in pairs))
             for term, surface in pairs:

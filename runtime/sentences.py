@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from citeloop.runtime.memo import memo
+
 # Lower-cased, without the final period. Titles and Latin abbreviations are almost never
 # sentence ends in encyclopedic text; ambiguous ones ("etc.", "Inc.", "no.") are left out
 # and handled by the lowercase-continuation rule below instead.
@@ -44,6 +46,11 @@ def _is_abbreviation(text_before: str) -> bool:
 
 def split_sentences(text: str) -> list[str]:
     """Split `text` into stripped, non-empty sentences."""
+    return list(_sentences(text))
+
+
+@memo("sentences.split_sentences")
+def _sentences(text: str) -> tuple[str, ...]:
     sentences: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
@@ -64,4 +71,4 @@ def split_sentences(text: str) -> list[str]:
     tail = text[start:].strip()
     if tail:
         sentences.append(tail)
-    return sentences
+    return tuple(sentences)

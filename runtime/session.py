@@ -1,10 +1,10 @@
 """Assembling one research run: corpus and index, tools, policies, header, sink, engine.
 
-`ResearchKit` holds what is expensive and shared between runs (the corpus and its BM25
-index); `kit_for` keeps one per corpus per process (a worker of a batch loads it once, not
-per run); `run_research` builds everything else for one question and runs it. The run id is
-a content hash of what defines the run (question, seed, config, corpus, components), so
-the same inputs write the same file.
+`ResearchKit` holds what is expensive and shared between runs (the corpus, its BM25 index and
+its per-document text analysis); `kit_for` keeps one per corpus per process (a worker of a
+batch loads it once, not per run); `run_research` builds everything else for one question and
+runs it. The run id is a content hash of what defines the run (question, seed, config, corpus,
+components), so the same inputs write the same file.
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ import functools
 import hashlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 import citeloop.trajectories as trajectories
 from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.corpus import Corpus, load_corpus, load_embedded_corpus
+from citeloop.runtime.doc_features import DocFeatures
 from citeloop.runtime.engine import ResearchEngine, RunResult
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.llm import ChatClient, ModelEndpoint, ResponseCache, make_client
@@ -78,6 +79,13 @@ class ResearchKit:
     corpus: Corpus
     index: BM25Index
     index_seconds: float
+    features: DocFeatures | None = field(default=None, repr=False)
+    """The corpus's per-document text analysis (`runtime.doc_features`), stored beside the
+    index; by default the one of the index's cache entry."""
+
+    def __post_init__(self) -> None:
+        if self.features is None:
+            self.features = DocFeatures(self.corpus, self.index.cache_path)
 
     @classmethod
     def load(cls, corpus_path: str | Path | None = None, cache_dir: Path | None = None) -> "ResearchKit":
@@ -193,8 +201,8 @@ def run_research(
     planner = parts.planner
     plan = planner.plan(question)
     verifier = parts.verifier
-    search_tool = search_tool or CorpusSearchTool(kit.corpus, kit.index)
-    read_tool = read_tool or CorpusReadTool(kit.corpus)
+    search_tool = search_tool or CorpusSearchTool(kit.corpus, kit.index, kit.features)
+    read_tool = read_tool or CorpusReadTool(kit.corpus, kit.features)
     policies = resolve_policies(policy_spec, config, seed)
     spec = make_spec(plan.question, seed, config, kit, policy_spec, planner, verifier, search_tool, read_tool,
                      parts.roles, parts.prompt_versions)

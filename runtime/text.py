@@ -15,6 +15,8 @@ from functools import lru_cache
 
 import Stemmer
 
+from citeloop.runtime.memo import memo
+
 STOPWORDS: frozenset[str] = frozenset(
     """
     a an the and or but if then else so as than too very just only also even both either
@@ -56,18 +58,34 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 def normalize(text: str) -> str:
     """NFKC (full-width letters and digits become ASCII) plus straight apostrophes."""
+    if text.isascii():  # NFKC leaves ASCII alone and the apostrophes to straighten are not ASCII
+        return text
     return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
 
 
 def fold_accents(text: str) -> str:
     """"Akinoshū" and "Akinoshu" must meet: users type names without their diacritics."""
+    if text.isascii():  # NFKD leaves ASCII alone and it holds no combining marks
+        return text
+    return _folded(text)
+
+
+@memo("text.fold_accents")
+def _folded(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
+    if decomposed.isascii():
+        return decomposed
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def tokenize(text: str) -> list[str]:
     """Lowercase word tokens; hyphenated words and contractions stay one token."""
-    return [m.group(0) for m in _TOKEN.finditer(normalize(text).lower())]
+    return list(_tokens(text))
+
+
+@memo("text.tokenize")
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(m.group(0) for m in _TOKEN.finditer(normalize(text).lower()))
 
 
 @lru_cache(maxsize=1)
@@ -75,8 +93,12 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
 
 
-def stem(token: str) -> str:
+def _stem_word(token: str) -> str:
     return _stemmer().stemWord(token)
+
+
+stem = memo("text.stem")(_stem_word)
+"""The Snowball English stem of one word (memoised: a corpus has few distinct words)."""
 
 
 def term_pairs(text: str) -> list[tuple[str, str]]:
@@ -86,9 +108,14 @@ def term_pairs(text: str) -> list[tuple[str, str]]:
     "1234" agree there, whereas as terms they would count as a miss. Hyphenated words
     are split into their parts so "well-known" matches "well known".
     """
+    return list(_term_pairs(text))
+
+
+@memo("text.term_pairs")
+def _term_pairs(text: str) -> tuple[tuple[str, str], ...]:
     pairs: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for token in tokenize(text):
+    for token in _tokens(text):
         for part in token.split("-"):
             if not part or part in STOPWORDS or _NUMBER.fullmatch(part):
                 continue
@@ -96,12 +123,17 @@ def term_pairs(text: str) -> list[tuple[str, str]]:
             if term and term not in seen:
                 seen.add(term)
                 pairs.append((term, part))
-    return pairs
+    return tuple(pairs)
 
 
 def content_terms(text: str) -> list[str]:
     """Stemmed non-stopword terms, deduplicated, in order of first appearance."""
-    return [term for term, _ in term_pairs(text)]
+    return list(_content_terms(text))
+
+
+@memo("text.content_terms")
+def _content_terms(text: str) -> tuple[str, ...]:
+    return tuple(term for term, _ in _term_pairs(text))
 
 
 def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
@@ -210,6 +242,11 @@ def entity_spans(text: str) -> list[str]:
     otherwise become a next-hop search query). Recall over precision: a sentence-initial
     content word ("Directors of ...") can slip in; the planner only uses these as hints.
     """
+    return list(_entity_spans(text))
+
+
+@memo("text.entity_spans")
+def _entity_spans(text: str) -> tuple[str, ...]:
     text = normalize(text)
     found: list[tuple[int, str]] = []
     quoted: list[tuple[int, int]] = []
@@ -228,4 +265,4 @@ def entity_spans(text: str) -> list[str]:
     for _, span in sorted(found, key=lambda item: item[0]):
         if span not in spans:
             spans.append(span)
-    return spans
+    return tuple(spans)

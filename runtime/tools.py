@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping
-from typing import Protocol, TypeVar, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -26,6 +26,9 @@ from citeloop.trajectories.models import (
     Sentence,
     ToolStatus,
 )
+
+if TYPE_CHECKING:
+    from citeloop.runtime.doc_features import DocFeatures
 
 SNIPPET_CHARS = 200
 
@@ -49,21 +52,25 @@ class ReadTool(Protocol):
 # --------------------------------------------------------------------------- corpus tools
 
 
-def _truncate(text: str, limit: int = SNIPPET_CHARS) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rstrip() + "…"
+def snippet(sentence: str, limit: int = SNIPPET_CHARS) -> str:
+    """A hit's snippet: its best sentence, cut to `limit` characters."""
+    if len(sentence) <= limit:
+        return sentence
+    return sentence[: limit - 1].rstrip() + "…"
 
 
 class CorpusSearchTool:
-    """BM25 search over a local corpus; hits carry a one-sentence snippet, never full text."""
+    """BM25 search over a local corpus; hits carry a one-sentence snippet, never full text.
+    `features`: the corpus's precomputed per-document results (`runtime.doc_features`), which
+    a hit's document is looked up in before its snippet is cut."""
 
     name = "corpus_bm25"
     version = "1"
 
-    def __init__(self, corpus: Corpus, index: BM25Index) -> None:
+    def __init__(self, corpus: Corpus, index: BM25Index, features: DocFeatures | None = None) -> None:
         self.corpus = corpus
         self.index = index
+        self.features = features
         self._sentence_terms: dict[str, list[set[str]]] = {}
 
     def search(self, query: str, k: int, subq: str | None = None) -> SearchResponse:
@@ -83,6 +90,8 @@ class CorpusSearchTool:
         hits = []
         for rank, (doc_id, score) in enumerate(ranked):
             doc = self.corpus.by_id[doc_id]
+            if self.features is not None:
+                self.features.touch(doc_id, "hit")
             hits.append(
                 SearchHit(
                     doc_id=doc_id,
@@ -105,20 +114,24 @@ class CorpusSearchTool:
         # max() keeps the first of equal overlaps; with no overlap (a title-only match)
         # that is the lead sentence, which is the best summary of an encyclopedia entry.
         best = max(range(len(sentences)), key=overlaps.__getitem__)
-        return _truncate(sentences[best])
+        return snippet(sentences[best])
 
 
 class CorpusReadTool:
-    """Full document as sentences with stable ids `{doc_id}#s{index}`."""
+    """Full document as sentences with stable ids `{doc_id}#s{index}`. `features`: as for
+    `CorpusSearchTool`; a document is looked up in them when it is read."""
 
     name = "corpus_read"
     version = "1"
 
-    def __init__(self, corpus: Corpus) -> None:
+    def __init__(self, corpus: Corpus, features: DocFeatures | None = None) -> None:
         self.corpus = corpus
+        self.features = features
 
     def read(self, doc_id: str) -> ReadResponse:
         doc = self.corpus.get(doc_id)
+        if doc is not None and self.features is not None:
+            self.features.touch(doc_id, "read")
         if doc is None:
             return ReadResponse(
                 status="refused", doc_id=doc_id, error=f"unknown document id {doc_id!r}"
