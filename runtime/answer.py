@@ -15,8 +15,8 @@ and returns an `Answer`:
   from those values, citing both sides.
 
 No answer is guessed: when no kept claim states it the answer is `not_found` (or `dead_end`
-when the hop that would state it was searched to a dead end), with the reason. The cue
-words live in `runtime/data/answer_cues.yaml`.
+when the hop that would state it was searched to a dead end), with the reason. Candidate
+spans and the cue words are `citeloop.runtime.answer_spans`'.
 """
 
 from __future__ import annotations
@@ -24,60 +24,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 
-import yaml
-
-from citeloop.runtime.bridging import CALENDAR_WORDS, KIND_WEIGHT, kind_nearness, proximity, relation_cue_terms, relation_terms, term_positions
-from citeloop.runtime.numbers import extract_numbers
+from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and states_kind are part of this API
+    has_phrase,
+    best_span,
+    cues,
+    date_mentions,
+    number_mentions,
+    states_kind,
+)
+from citeloop.runtime.bridging import relation_cue_terms, relation_terms
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import Answer, AnswerKind, EvidenceCard, Plan, Report, ReportClaim
-
-MONTHS = ("january february march april may june july august september october november december").split()
-_MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r"|" + "|".join(
-    m[:3].capitalize() for m in MONTHS) + r")\.?"
-DATE_PATTERNS = [
-    re.compile(r"\b(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+(?P<year>\d{3,4})\b"),
-    re.compile(r"\b" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{3,4})\b"),
-    re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b"),
-    re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
-]
-DEATH_WORDS = {"died", "death", "dead", "die", "dies"}
-
-
-@dataclass(frozen=True)
-class Cues:
-    yes_no_openers: frozenset[str]
-    date_cues: tuple[str, ...]
-    number_cues: tuple[str, ...]
-    lowest_wins: frozenset[str]
-    highest_wins: frozenset[str]
-    date_comparisons: frozenset[str]
-    shared_value_cues: frozenset[str]
-    place_cues: tuple[str, ...]
-    origin_cues: tuple[str, ...]
-    region_nouns: frozenset[str]
-    town_nouns: frozenset[str]
-
-
-@cache
-def cues() -> Cues:
-    data = yaml.safe_load(resources.files("citeloop.runtime").joinpath("data", "answer_cues.yaml")
-                          .read_text(encoding="utf-8"))
-    return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["number_cues"]),
-                frozenset(data["lowest_wins"]), frozenset(data["highest_wins"]),
-                frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
-                tuple(data["place_cues"]), tuple(data["origin_cues"]), frozenset(data["region_nouns"]),
-                frozenset(data["town_nouns"]))
-
-
-def _has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
-    low = f" {' '.join(tokenize(text))} "
-    return any(f" {p} " in low for p in phrases)
-
 
 question_options = either_or_options
 """The options a question names: "..., A or B?" or "Was A or B born first?" -> [A, B]."""
@@ -95,60 +55,11 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
         return "yes_no"
     if plan is not None and plan.question_type == "comparison" and len(option_hops(plan)) >= 2:
         return "choice"
-    if _has_phrase(question, c.date_cues):
+    if has_phrase(question, c.date_cues):
         return "date"
-    if _has_phrase(question, c.number_cues):
+    if has_phrase(question, c.number_cues):
         return "number"
     return "entity"
-
-
-# --------------------------------------------------------------------------- values in sentences
-
-
-@dataclass(frozen=True)
-class Mention:
-    text: str
-    start: int
-    """Token position in the sentence (for nearness to the relation's words)."""
-    value: tuple[float, ...] = ()
-    """Sortable value of a date (year, month, day) or a number."""
-
-
-def date_mentions(sentence: str) -> list[Mention]:
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[int, Mention]] = []
-    for pattern in DATE_PATTERNS:
-        for m in pattern.finditer(sentence):
-            if any(a <= m.start() < b or a < m.end() <= b for a, b in taken):
-                continue
-            taken.append((m.start(), m.end()))
-            parts = m.groupdict()
-            month = parts.get("month")
-            month_no = next((i + 1 for i, name in enumerate(MONTHS) if month and name.startswith(month.lower()[:3])),
-                            0)
-            value = (float(parts["year"]), float(month_no), float(parts.get("day") or 0))
-            found.append((m.start(), Mention(m.group(0), len(tokenize(sentence[: m.start()])), value)))
-    return [mention for _, mention in sorted(found, key=lambda item: item[0])]
-
-
-def number_mentions(sentence: str) -> list[Mention]:
-    out = []
-    for n in extract_numbers(sentence):
-        try:
-            value = float(n.value)
-        except ValueError:
-            continue
-        out.append(Mention(n.raw, len(tokenize(sentence[: n.span[0]])), (value,)))
-    return out
-
-
-def _nearness(sentence: str, start: int, relation: set[str]) -> float:
-    """1 for a value right at a word of the relation, less further away."""
-    hits = term_positions(tokenize(sentence), relation)
-    if not hits:
-        return 0.0
-    gap = min(abs(h - start) for h in hits)
-    return 1.0 / (1 + gap)
 
 
 # --------------------------------------------------------------------------- hops and claims
@@ -220,154 +131,6 @@ def hop_relation(plan: Plan, sid: str) -> set[str]:
 def _subject_names(plan: Plan, sid: str, resolved: dict[str, str]) -> list[str]:
     sq = next(s for s in plan.sub_questions if s.id == sid)
     return [resolved[d] for d in sq.depends_on if resolved.get(d)] + list(plan.entities)
-
-
-def _is_subject(name: str, subjects: list[str], question_tokens: set[str]) -> bool:
-    tokens = tokenize(name)
-    if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
-        return True
-    if sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
-        return True
-    folded = fold_accents(name).lower()
-    return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
-
-
-PLACE_WORDS = r"(?:in|at|near|from|to)"
-
-
-def _is_modifier(sentence: str, name: str) -> bool:
-    """A single capitalised word directly before a lower-case word: an adjective ("American film")."""
-    if len(name.split()) != 1:
-        return False
-    return re.search(r"\b" + re.escape(name) + r"\s+[a-z]", sentence) is not None
-
-
-def _after_place_word(sentence: str, name: str) -> bool:
-    """"in Tenby", "from the Bronx", "in southeastern Jiangsu" (one word of direction or size
-    between), or the region after a town: "from Portland, Oregon"."""
-    town = r"(?:[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*,\s+)?"
-    return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|central\s+)?" + town + re.escape(name),
-                     sentence) is not None
-
-
-def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str) -> bool:
-    """Could this sentence state an answer of this kind? (Used to choose the answer hop's claims.)
-
-    Apart from dates, it must use a word of the hop's relation, not only hold a value of the
-    right shape: "17 years" in a sentence about something else is no answer to "which is
-    larger" (and such a sentence is a favourite shape of a planted statement)."""
-    if kind == "date":
-        return bool(date_mentions(quote))  # a life's dates stand in brackets, with no word of the relation
-    if not relation & set(content_terms(quote)):
-        return False
-    if kind == "number":
-        return bool(number_mentions(quote))
-    if kind == "entity" and _has_phrase(question, cues().place_cues):
-        return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
-    return True
-
-
-@dataclass(frozen=True)
-class Found:
-    text: str
-    score: float
-    claim: ReportClaim
-    card: EvidenceCard
-
-
-_PRONOUN_AFTER = re.compile(r"\.\s+(?:He|She|It|They|His|Her|Its|Their|The|This|In)\b.*$")
-
-
-def _names_in(quote: str, titles: set[str]) -> list[str]:
-    """Name spans of a sentence, cut where a new sentence starts ("Artatama I. He ..."), and
-    grown to the title of a page read in the run that the sentence names ("Gerard III" ->
-    "Gerard III, Count of Guelders")."""
-    named_titles = [t for t in titles if len(t) > 3 and t in quote]
-    names = []
-    for span in entity_spans(quote):
-        span = _PRONOUN_AFTER.sub("", span).strip()
-        longer = [t for t in named_titles if span in t and span != t]
-        if longer:
-            names.append(max(longer, key=len))
-        else:
-            # "NBA TV's NBA Inside Stuff": the owner and the thing owned are two names (but
-            # "People's Republic of China" is one: the owner must be a name of two words).
-            parts = re.split(r"['’]s\s+", span, maxsplit=1)
-            names += parts if len(parts) == 2 and len(parts[0].split()) >= 2 else [span]
-    return list(dict.fromkeys([*names, *(t for t in named_titles if t not in names)]))
-
-
-def _place_level(quote: str, name: str, finds: str) -> tuple[str, float]:
-    """A place as the question asks it: "Portland, Oregon" answers "what state" with Oregon
-    (the name after the comma) and "what city" with all of it ("Canton, Massachusetts")."""
-    c = cues()
-    if finds in c.town_nouns:
-        grown = re.search(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)", quote)
-        return (f"{name}, {grown.group(1).rstrip('.')}", 0.3) if grown else (name, 0.0)
-    if finds in c.region_nouns:
-        if re.search(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b", quote):
-            return name, 0.6  # the region after a town's name
-        if re.search(re.escape(name) + r",\s+[A-Z]", quote):
-            return name, -0.3  # the town before its region
-    return name, 0.0
-
-
-def _described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:
-    """Does a card from the name's own article call it a `finds` ("Sandra Oh ... is a
-    Canadian actress")? `described`: short page title -> quotes of its cards."""
-    if not finds:
-        return False
-    stem = set(content_terms(finds))
-    return any(stem & set(content_terms(q)) for q in described.get(name, ()))
-
-
-def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]], relation: set[str],
-              subjects: list[str], question: str, titles: set[str] = frozenset(), finds: str = "",
-              described: dict[str, list[str]] | None = None) -> list[Found]:
-    """Candidate answers in the cited sentences, best first. `titles`: pages read in the run;
-    `finds`: the word for what the question asks ("station"), next to which the answer stands
-    or which its own article's cards (`described`) call it."""
-    question_tokens = set(tokenize(question))
-    death = bool(DEATH_WORDS & question_tokens)
-    found: dict[str, Found] = {}
-    for rank, (claim, card) in enumerate(sentences):
-        quote = card.quote
-        candidates: list[tuple[str, float]] = []
-        if kind == "date":
-            dates = date_mentions(quote)
-            for i, d in enumerate(dates):
-                near = _nearness(quote, d.start, relation | (DEATH_WORDS if death else set()))
-                # A life's dates stand first in a biography: birth first, death second.
-                order = (1.0 if i == 1 else 0.0) if death else (1.0 if i == 0 else 0.0)
-                candidates.append((d.text, near + 0.5 * order + 0.2 * (d.value[1] > 0)))
-        elif kind == "number":
-            years = {d.text for d in date_mentions(quote)}
-            for n in number_mentions(quote):
-                if n.text not in years:
-                    candidates.append((n.text, _nearness(quote, n.start, relation)))
-        else:
-            place, origin = _has_phrase(question, cues().place_cues), _has_phrase(question, cues().origin_cues)
-            for name in _names_in(quote, titles):
-                if _is_subject(name, subjects, question_tokens):
-                    continue
-                name, level = _place_level(quote, name, finds)
-                score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
-                    + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
-                                        float(_described_as(name, finds, described or {})))
-                if _is_modifier(quote, name):
-                    # "an American actress": a word that describes a noun names no one, unless
-                    # the question asks where someone is from.
-                    score += 0.5 if origin else -0.6
-                if place and not origin:
-                    if not _after_place_word(quote, name):
-                        continue  # "Where ...?" is answered by a name that follows in, at, near or from
-                    score += 0.6
-                candidates.append((name, score))
-        for text, score in candidates:
-            total = score + 0.2 * card.grade.relevance - 0.05 * rank
-            if text not in found or found[text].score < total:
-                found[text] = Found(text, total, claim, card)
-    return sorted(found.values(), key=lambda f: -f.score)
 
 
 # --------------------------------------------------------------------------- the answer

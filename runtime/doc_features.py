@@ -24,15 +24,13 @@ cache directory it lives in (the index beside it is trusted the same way).
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import pickle
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from importlib import metadata
 from functools import cache
 from pathlib import Path
@@ -45,6 +43,7 @@ from citeloop.runtime.index import _search_tokens, tokenize as search_tokenize
 from citeloop.runtime.injection_strip import strip_invisible
 from citeloop.runtime.ledger import text_signature
 from citeloop.runtime.memo import MEMOS, Memo
+from citeloop.trajectories.engines import paused_gc
 from citeloop.runtime.tools import snippet as snippet_of
 
 FORMAT = 1
@@ -125,21 +124,6 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
     return record
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """A corpus's records are millions of small objects that live as long as the process:
-    collections set off while they pile up would walk them all again and again (three
-    quarters of the time of a load). A bulk load pauses the collector; what it makes is
-    not garbage."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def seed(record: Record) -> None:
     """Put a stored record's results into the memos."""
     for name, entries in record.items():
@@ -205,7 +189,7 @@ class DocFeatures:
         """Make every document's results at `levels` this process's: the stored ones loaded
         in one pass, the others analysed (and stored) now."""
         wanted = {(doc.id, level) for doc in self.corpus for level in levels} - self._touched
-        with self._lock, _no_gc():
+        with self._lock, paused_gc():  # millions of small records that live as long as the process
             conn = self._connect()
             if conn is not None:
                 try:

@@ -108,7 +108,7 @@ class RulePlanner:
         question = check_question(question)
         body = question.rstrip("?").strip()
         entities = [e for e in entity_spans(body) if e.lower() not in STOPWORDS]
-        named = [e for e in entities if not e.isdigit()]
+        named = _names(body)
         path = relation_path(question)
         if path is not None:
             plan = self._relation_chains(question, path, entities)

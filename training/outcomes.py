@@ -94,7 +94,7 @@ def report_verified(events: list[BaseEvent]) -> bool:
     return bool(cited) and all(c.verdict == "entail" for c in cited)
 
 
-def filter_quality(header: RunHeader, events: list[BaseEvent]) -> tuple[float, int, int]:
+def gold_free_quality(header: RunHeader, events: list[BaseEvent]) -> tuple[float, int, int]:
     """(the gold-free run score, 0 when not computed; searches; reads)."""
     s = score_run(events, header=header)
     reads = sum(1 for e in events if e.type == "document_read")
@@ -111,7 +111,7 @@ def answer_correct(header: RunHeader, events: list[BaseEvent], gold: GoldSet | N
 
 def score_outcome(header: RunHeader, events: list[BaseEvent], settings: OutcomeSettings) -> Outcome:
     gold = settings.gold.recall(header.spec.question, events) if settings.gold is not None else None
-    quality, searches, reads = filter_quality(header, events)
+    quality, searches, reads = gold_free_quality(header, events)
     filters_score = round(quality - settings.cost(searches, reads), 6)
     outcome = Outcome(filters_score, "filters", report_verified(events), gold, searches, header.run_id, filters_score,
                       reads, answer_correct(header, events, settings.gold))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from citeloop.filters.gold import GoldSet, question_key
-from citeloop.runtime.policies.actions import format_action
+from citeloop.runtime.policies.actions import EVENT_TYPE, INDEX_KINDS, format_action
 from citeloop.runtime.policies.prompts import TEMPLATES, candidate_count
 from citeloop.runtime.replay import policy_spec_of
 from citeloop.runtime.session import ResearchKit
@@ -41,7 +41,7 @@ from citeloop.trajectories.header import content_digest
 from citeloop.trajectories.runfile import RunFile
 
 
-INDEX_DECISIONS = ("angle_decision", "follow_decision")
+INDEX_DECISIONS = tuple(EVENT_TYPE[kind] for kind in INDEX_KINDS)
 """Decisions whose action is one candidate index (`branch_run` takes the index)."""
 
 

@@ -2,7 +2,8 @@
 
 This module owns the engine choice (`ENGINES`, `check_engine`), the plumbing of each engine,
 how Ray is reached (`RAY_ADDRESS`), the state a worker process keeps between jobs
-(`once_per_process`), and who ran a job (`worker_identity`). Batch research
+(`once_per_process`), who ran a job (`worker_identity`), and `paused_gc` for bulk work in a
+process. Batch research
 (`runtime.batch`), the evaluation harness, branch rollouts (`training.rollouts`) and the
 store's parallel ingest all run through `run_jobs`; it sits in the lowest layer because the
 store uses it too.
@@ -27,12 +28,14 @@ whatever the engine, so serial, process and Ray runs of the same jobs give the s
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import sys
 import uuid
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from typing import Any, TypeVar
@@ -217,3 +220,17 @@ def _on_ray(work: Callable[[S, J], R], jobs: Sequence[J], shared: S, workers: in
 
 __all__ = ["ENGINES", "RAY_ADDRESS_ENV", "EngineError", "builds", "check_engine", "connect_ray", "default_workers",
            "once_per_process", "remember", "run_jobs", "worker_identity"]
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Cyclic garbage collection off while bulk work makes many long-lived objects and no
+    cycles (an ingest, loading a corpus's stored analysis): collections would only walk them
+    again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

@@ -20,14 +20,12 @@ pipeline by a worker process, and merged into one manifest (`store_parallel`). T
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +34,7 @@ import numpy as np
 import polars as pl
 
 from citeloop.trajectories.store_decode import DecodedFile, FileRead, read_file
+from citeloop.trajectories.engines import paused_gc
 from citeloop.trajectories.store_manifest import StoreError
 from citeloop.trajectories.store_tables import (
     BATCH_TABLES,
@@ -115,18 +114,6 @@ def run_files(source: Path) -> list[Path]:
 def source_paths(source: str | Path | list[Path]) -> list[Path]:
     """The run files of `source`: a directory (searched recursively), a file, or a list of either."""
     return [p for s in ([source] if isinstance(source, (str, Path)) else source) for p in run_files(Path(s))]
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Cyclic garbage collection off: an ingest makes many objects and no cycles, so collections only cost time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def ingest_into(store: Store, source: str | Path | list[Path], validate: bool = False) -> IngestReport:

@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from citeloop.trajectories.engines import run_jobs
-from citeloop.trajectories.store_ingest import IngestReport, _Ingest, paused_gc
+from citeloop.trajectories.engines import paused_gc, run_jobs
+from citeloop.trajectories.store_ingest import IngestReport, _Ingest
 
 if TYPE_CHECKING:
     from citeloop.trajectories.store import Store
