@@ -72,8 +72,13 @@ def test_rendering_is_deterministic_and_fences_retrieved_text(runs_dir: Path) ->
     again, _ = render_prompt(read, RunContext.of(run))
     assert first == again and template.kind == "read"
     user = first[1]["content"]
-    assert user.count("<<<UNTRUSTED_EVIDENCE") == len(read.candidates) == user.count("<<<END_UNTRUSTED_EVIDENCE>>>")
-    assert all(doc_id not in user for doc_id in read.candidates)  # no corpus-specific ids
+    # Version 2 fences every result inside one block; version 1 fences each result on its own.
+    assert user.count("<<<UNTRUSTED_EVIDENCE") == 1 == user.count("<<<END_UNTRUSTED_EVIDENCE>>>")
+    fenced = user.split("<<<UNTRUSTED_EVIDENCE", 1)[1].split("<<<END_UNTRUSTED_EVIDENCE>>>")[0]
+    assert all(f"[{i}]" in fenced for i in range(1, len(read.candidates) + 1))
+    old = render_prompt(read, RunContext.of(run), version=1)[0][1]["content"]
+    assert old.count("<<<UNTRUSTED_EVIDENCE") == len(read.candidates) == old.count("<<<END_UNTRUSTED_EVIDENCE>>>")
+    assert all(doc_id not in text for doc_id in read.candidates for text in (user, old))  # no corpus-specific ids
 
 
 @pytest.mark.parametrize(("kind", "action", "n", "text"), [

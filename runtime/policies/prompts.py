@@ -1,10 +1,15 @@
 """Versioned prompt templates: a decision event as the conversation a policy model sees (datasets and LLM policies alike).
 
-One template per decision kind. The system message states the rules of the decision and
-the one allowed action line (runtime/policies/actions.py); the user message renders the state the
-policy saw and the numbered candidates. Retrieved text (titles, snippets, sentences) goes
-inside the runtime's untrusted-evidence data blocks. Rendering is deterministic: the same
-event and run context always give the same bytes.
+One template per decision kind and version. The system message states the rules of the
+decision and the one allowed action line (runtime/policies/actions.py); the user message renders
+the state the policy saw and the numbered candidates. Retrieved text (titles, snippets,
+sentences) goes inside the runtime's untrusted-evidence data blocks. Rendering is
+deterministic: the same event, run context and version always give the same bytes.
+
+Versions: 1 (this module) spells the state out; 2 (`compact_prompts`, the default since
+issue 24) says the same in about 400 tokens or fewer. Datasets record `template_version`;
+`render_prompt(..., version=1)` and `LLMPolicy(prompt_version=1)` still render version 1, for
+models trained on older datasets.
 
 Left out on purpose (seed 20.3, environment artefacts): doc ids and raw BM25 scores, which
 a model could learn as corpus-specific cues; hits keep their listed order only.
@@ -17,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 
 from citeloop.runtime.injection import as_data_block
+from citeloop.runtime.policies import compact_prompts as v2
 from citeloop.runtime.policies.actions import KIND_OF_EVENT, Action
 from citeloop.trajectories.events import (
     AngleDecision,
@@ -42,7 +48,7 @@ class PromptTemplate:
     system: str
 
 
-TEMPLATES: dict[str, PromptTemplate] = {
+TEMPLATES_V1: dict[str, PromptTemplate] = {
     "stop": PromptTemplate("stop", "citeloop.stop", 1, (
         "You decide whether a research run stops now or runs one more search round.\n"
         "Stopping early leaves sub-questions unanswered; continuing costs searches and reads from a fixed budget.\n"
@@ -200,12 +206,32 @@ def _follow_user(e: FollowDecision, ctx: RunContext) -> str:
 _USER = {"stop": _stop_user, "angle": _angle_user, "read": _read_user, "keep": _keep_user, "follow": _follow_user}
 
 
-def render_prompt(event: Event, ctx: RunContext) -> tuple[list[Message], PromptTemplate]:
-    """The conversational prompt (system + user) for a decision event, and the template used."""
+CURRENT_VERSION = 2
+TEMPLATES_V2: dict[str, PromptTemplate] = {
+    kind: PromptTemplate(kind, TEMPLATES_V1[kind].id, 2, system) for kind, system in v2.SYSTEM.items()}
+VERSIONS: dict[int, dict[str, PromptTemplate]] = {1: TEMPLATES_V1, 2: TEMPLATES_V2}
+TEMPLATES = VERSIONS[CURRENT_VERSION]
+"""The templates datasets and the LLM policy use unless told a version."""
+
+
+def _user_v2(event: Event, ctx: RunContext) -> str:
+    if isinstance(event, KeepDecision):
+        return v2.keep_user(event, ctx.question, ctx.subqs, ctx.docs.get(event.doc_id, ("", None, None))[0])
+    render = {"stop_decision": v2.stop_user, "angle_decision": v2.angle_user, "read_decision": v2.read_user,
+              "follow_decision": v2.follow_user}[event.type]
+    return render(event, ctx.question, ctx.subqs)  # type: ignore[operator]
+
+
+def render_prompt(event: Event, ctx: RunContext, version: int | None = None) -> tuple[list[Message], PromptTemplate]:
+    """The conversational prompt (system + user) for a decision event, and the template used
+    (`version`: a template version, default the current one; ValueError for an unknown one)."""
     kind = KIND_OF_EVENT[event.type]
-    template = TEMPLATES[kind]
-    return [{"role": "system", "content": template.system},
-            {"role": "user", "content": _USER[kind](event, ctx)}], template  # type: ignore[operator]
+    version = CURRENT_VERSION if version is None else version
+    if version not in VERSIONS:
+        raise ValueError(f"prompt template version {version} does not exist; known: {sorted(VERSIONS)}")
+    template = VERSIONS[version][kind]
+    user = _USER[kind](event, ctx) if version == 1 else _user_v2(event, ctx)  # type: ignore[operator]
+    return [{"role": "system", "content": template.system}, {"role": "user", "content": user}], template
 
 
 def candidate_count(event: Event) -> int:
