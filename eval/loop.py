@@ -8,15 +8,22 @@ Stages (each timed, each writing under `out/`):
    config overrides) -> `runs/`;
 3. **filter**: the quality gates of a filter config (filters/gates.py) keep the good runs
    and a share of failure-and-recovery runs;
-4. **pairs**: step-level preference pairs from the kept runs, outcomes scored by gold recall
-   where the data set has gold -> `pairs/` (a TRL DPO dataset);
-5. **train**: the train config (configs/train/*.yaml) on those pairs, from the base model
-   (prepared first when missing) -> `model/` (merged HF folder, summary.json, loss.png);
-6. **serve + eval**: the trained model served by vLLM; the evaluation questions researched
-   by the rule policies and by `llm:<kind>=<endpoint>` with the same budget -> `eval.json`;
-7. **report**: `report.json`, `report.md` (table) and `report.png` (quality against cost).
+4. **pairs**: the kept runs' decisions branched and scored (gold recall + answer where the
+   data set has gold, minus search and read costs), giving step-level preference pairs ->
+   `pairs/` (a TRL DPO dataset) and, when a stage is SFT, best-of-K rows -> `best-of-k/`;
+5. **train**: one train config (configs/train/*.yaml) or several in order, from the base model
+   (prepared first when missing), each stage from the model the one before wrote: an `sft`
+   stage trains on the best-of-K rows, a `dpo` stage on the pairs -> `model/` (merged HF
+   folder, summary.json, loss.png; earlier stages in `stage-N-KIND/`);
+6. **serve + eval**: the trained model served by vLLM (or the transformers server); the
+   evaluation questions researched by the rule policies and by `llm:<kind>=<endpoint>` with
+   the same budget, each data set over its own corpus and with its own settings;
+7. **report** (eval/loop_report.py): `report.json`, `report.md` and `report.png`, with the
+   trained policy's paired differences from the heuristic and their 95 % bootstrap intervals.
 
 Nothing from the evaluation questions reaches training; the report says how many of each.
+Training questions must share one corpus (rollouts branch over one index); evaluation sets
+may each have their own.
 """
 
 from __future__ import annotations
@@ -29,18 +36,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from citeloop.eval.charts import quality_cost_chart
+from citeloop.eval.bench_runtime import kit_for
 from citeloop.eval.datasets import EvalSet, load_eval_set
 from citeloop.eval.harness import PolicyRun, run_eval
+from citeloop.eval.loop_report import write_report
 from citeloop.filters.cli import score_files
 from citeloop.filters.gates import load_filter_config, select
 from citeloop.filters.gold import GoldEntry, GoldSet, question_key
 from citeloop.runtime.config import ResearchConfig
-from citeloop.runtime.policies.llm import llm_decision_counts
 from citeloop.runtime.registry import read_yaml_mapping
 from citeloop.runtime.session import ResearchKit, run_research
-from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card, write_dataset
-from citeloop.training.pairs import export_pairs
+from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card, sft_card, write_dataset
+from citeloop.training.outcomes import OutcomeSettings
+from citeloop.training.pairs import ExportError, emit_pairs, roll_decisions
 from citeloop.training.sft import split_of
 from citeloop.trajectories.errors import ErrorWording, validation_message
 
@@ -82,10 +90,13 @@ class ServeSettings(BaseModel):
 class EvalSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     baselines: list[str] = Field(default_factory=lambda: ["heuristic", "naive"])
-    trained_kinds: list[Literal["stop", "angle", "read"]] = Field(default_factory=lambda: ["stop"])
+    trained_kinds: list[Literal["stop", "angle", "read", "follow"]] = Field(default_factory=lambda: ["stop"])
     """Decision kinds the trained model takes; the others stay heuristic."""
     limit: int | None = Field(None, ge=1)
     """At most this many evaluation questions per data set."""
+    oracle: bool = False
+    """Also branch the heuristic's stop and follow decisions on the evaluation questions
+    (training/headroom.py) and report the oracles: searches saved at equal recall, all-gold gain."""
 
 
 class LoopConfig(BaseModel):
@@ -110,7 +121,8 @@ class LoopConfig(BaseModel):
     base_model: Path = Path("models/base")
     prepare: Literal["smollm2", "tiny", "none"] = "smollm2"
     """How to make `base_model` when it is missing."""
-    train: Path = Path("configs/train/dpo-smollm2.yaml")
+    train: Path | list[Path] = Path("configs/train/dpo-smollm2.yaml")
+    """A train config, or several run in order (e.g. SFT on best-of-K rows, then DPO on pairs)."""
     serve: ServeSettings = Field(default_factory=ServeSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     out: Path = Path("loop-out")
@@ -169,29 +181,6 @@ def gold_of(sets: list[EvalSet]) -> GoldSet:
                     for s in sets for q in s.questions if q.gold})
 
 
-def policy_stats(events_by_run: list[list[Any]]) -> dict[str, Any]:
-    """Decisions the served model took vs fell back (`llm_decision_counts`), and model-call latency
-    (`run_meta.latency_ms` of each `model_call` seq), over one policy's runs."""
-    counts: dict[str, int] = {}
-    latencies: list[float] = []
-    for events in events_by_run:
-        for key, n in llm_decision_counts(events).items():
-            counts[key] = counts.get(key, 0) + n
-        calls = {str(e.seq) for e in events if e.type == "model_call"}
-        meta = next((e for e in reversed(events) if e.type == "run_meta"), None)
-        if meta is not None:
-            latencies += [ms / 1000 for seq, ms in meta.latency_ms.items() if seq in calls]
-    latencies.sort()
-    decisions = counts.get("decisions", 0)
-    return {"llm_decisions": decisions, "model_answers": counts.get("model", 0),
-            "fallbacks": counts.get("fallback", 0),
-            "fallback_causes": {k[len("fallback_"):]: v for k, v in counts.items() if k.startswith("fallback_")},
-            "fallback_rate": round(counts.get("fallback", 0) / decisions, 4) if decisions else None,
-            "model_calls": len(latencies),
-            "latency_median_s": round(latencies[len(latencies) // 2], 4) if latencies else None,
-            "latency_p90_s": round(latencies[int(len(latencies) * 0.9)], 4) if latencies else None}
-
-
 Log = Callable[[str], Any]
 
 
@@ -227,8 +216,11 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
     else:
         trained, summary, counts = _train_stages(config, out, kit, train_sets, clock, log)
     evaluation, captured = _evaluate(config, out, kit, eval_sets, clock)
+    oracle = _oracle(config, out, kit, eval_sets, evaluation) if config.eval.oracle else None
+    if oracle is not None:
+        clock.lap("oracle")
     return write_report(config, out, evaluation, captured, trained, summary, clock.timings,
-                        {"train": n_train, "eval": n_eval, **counts})
+                        {"train": n_train, "eval": n_eval, **counts}, oracle)
 
 
 def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
@@ -244,18 +236,35 @@ def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
 
 def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], clock: _Clock,
                   log: Log) -> tuple[Any, dict[str, Any], dict[str, int]]:
-    """Research, filter, pairs, (prepare), train; returns the training summary, the pairs summary, run counts."""
+    """Research, filter, pairs (and best-of-K rows), (prepare), train every stage; returns the
+    last stage's training summary, the pairs summary and run counts."""
     from citeloop.training.base_model import build_tiny_model, prepare_base_model
+    from citeloop.training.best_of_k import BEST_OF_K_COLUMNS, best_of_k_rows
     from citeloop.training.train_config import load_train_config
     from citeloop.training.trainers import train
+
+    stages = config.train if isinstance(config.train, list) else [config.train]
+    if not stages:
+        raise LoopError("train: name at least one train config")
+    stage_configs = [load_train_config(path) for path in stages]
+    for path, tc in zip(stages, stage_configs):
+        if tc.kind not in ("sft", "dpo"):
+            raise LoopError(f"train: {path} is a {tc.kind} config; the loop trains sft (best-of-K rows) and dpo "
+                            "(pairs) stages; run GRPO with `citeloop train grpo`")
+    corpora = {s.corpus.fingerprint for s in train_sets if s.questions}
+    if len(corpora) > 1:
+        raise LoopError(f"datasets {[s.name for s in train_sets]} use {len(corpora)} different corpora; the "
+                        "loop's rollouts branch over one index, so train on data sets that share a corpus "
+                        "(e.g. hotpotqa and musique) and put the others in eval_datasets")
+    train_kit = kit_for(train_sets[0], kit) if train_sets else kit
 
     runs_dir = out / "runs"
     paths = []
     for env in config.environments:
-        rc = _research_config(config.research_config, env.config)
         for s in train_sets:
+            rc = _research_config(_with_set(config.research_config, s), env.config)
             for q in s.questions:
-                _, path = run_research(q.question, kit, rc, policy_spec=env.policy, seed=env.seed,
+                _, path = run_research(q.question, train_kit, rc, policy_spec=env.policy, seed=env.seed,
                                        out_dir=runs_dir / f"{env.policy}-s{env.seed}")
                 paths.append(path)
     clock.lap("research")
@@ -270,16 +279,35 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     clock.lap("filter")
 
     # Every training question trains: the held-out questions are the evaluation set, so the
-    # pairs get no test split of their own (the same hash would only pick evaluation questions).
+    # datasets get no test split of their own (the same hash would only pick evaluation questions).
     p = config.pairs
-    pairs = export_pairs(kept, decision=p.decision, alternatives_k=p.alternatives, min_margin=p.min_margin,
-                         test_share=0.0, kit=kit, search_cost=p.search_cost,
-                         gold=gold_of(train_sets) if p.use_gold else None, per_kind=p.per_kind, engine=p.engine)
-    if not pairs.all_rows():
-        raise LoopError(f"no preference pairs from {len(kept)} kept runs; add environments or lower the margin")
+    corpus = None if train_kit.corpus.source == "embedded" else train_kit.corpus.source
+    settings = OutcomeSettings(search_cost=p.search_cost, gold=gold_of(train_sets) if p.use_gold else None,
+                               corpus=corpus)
+    try:
+        rolled = roll_decisions(kept, p.decision, p.alternatives, settings, kit=train_kit, per_kind=p.per_kind,
+                                engine=p.engine)
+    except ExportError as exc:
+        raise LoopError(f"pairs: {exc}") from exc
+    pairs = emit_pairs(rolled, p.min_margin, 0.0, p.use_gold, settings)
     summary = pairs.summary(f"citeloop loop --config ({config.name})", 0.0, "gold recall, else filters score")
     write_dataset(out / "pairs", pairs.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite=True)
     log(f"[loop] {len(pairs.all_rows())} pairs")
+    data = {"dpo": out / "pairs"}
+    if any(tc.kind == "sft" for tc in stage_configs):
+        best = best_of_k_rows(rolled, 0.0)
+        best_rows = [r for rows in best.rows.values() for r in rows]
+        best_summary = best.summary(f"citeloop loop --config ({config.name}): best-of-K", 0.0)
+        write_dataset(out / "best-of-k", best.rows, BEST_OF_K_COLUMNS, sft_card(best_summary), best_summary,
+                      overwrite=True)
+        summary["best_of_k"] = {"rows": best_summary["rows"], "counts": best_summary["counts"],
+                                "changed": sum(1 for r in best_rows if not r["best_is_recorded"])}
+        log(f"[loop] {len(best_rows)} best-of-K rows ({summary['best_of_k']['changed']} change the action)")
+        data["sft"] = out / "best-of-k"
+        if not best_rows:
+            raise LoopError(f"no best-of-K rows from {len(kept)} kept runs; add environments")
+    if any(tc.kind == "dpo" for tc in stage_configs) and not pairs.all_rows():
+        raise LoopError(f"no preference pairs from {len(kept)} kept runs; add environments or lower the margin")
     clock.lap("pairs")
 
     if not (config.base_model / "config.json").is_file():
@@ -287,21 +315,43 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
             raise LoopError(f"base model {config.base_model} is missing and prepare is none")
         (prepare_base_model if config.prepare == "smollm2" else build_tiny_model)(config.base_model)
         clock.lap("prepare")
-    train_config = load_train_config(config.train, {"model": str(config.base_model), "dataset": str(out / "pairs"),
-                                                    "output": str(out / "model"), "overwrite": True})
 
     def step_line(step: int, total: int, logs: dict[str, float]) -> None:
         loss = logs.get("loss")
         log(f"[loop] train step {step}/{total}" + (f" loss {loss:.4f}" if loss is not None else ""))
 
-    trained = train(train_config, on_step=step_line)
-    clock.lap("train")
+    model, trained, summaries = config.base_model, None, []
+    for i, (path, tc) in enumerate(zip(stages, stage_configs), start=1):
+        output = out / "model" if i == len(stages) else out / f"stage-{i}-{tc.kind}"
+        stage = load_train_config(path, {"model": str(model), "dataset": str(data[tc.kind]),
+                                         "output": str(output), "overwrite": True})
+        log(f"[loop] train stage {i}/{len(stages)}: {tc.kind} from {model}")
+        trained = train(stage, on_step=step_line)
+        summaries.append(trained.model_dump(mode="json") if hasattr(trained, "model_dump") else trained)
+        model = output
+        clock.lap("train" if len(stages) == 1 else f"train-{i}-{tc.kind}")
+    summary["stages"] = summaries
     return trained, summary, {"runs": len(paths), "kept": len(kept)}
+
+
+def _with_set(base: dict[str, Any], eval_set: EvalSet) -> dict[str, Any]:
+    """The loop's research config with a data set's own settings (2wiki: its read budget) under it."""
+    merged: dict[str, Any] = {}
+    for key, value in eval_set.config_overrides.items():
+        section, _, field = key.partition(".")
+        merged.setdefault(section, {})[field] = value
+    for section, values in base.items():
+        if isinstance(values, dict) and isinstance(merged.get(section), dict):
+            merged[section] = {**merged[section], **values}
+        else:
+            merged[section] = values
+    return merged
 
 
 def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],
               clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
-    """Serve the trained model; the baselines and the trained policy on the evaluation questions."""
+    """Serve the trained model; the baselines and the trained policy on the evaluation questions,
+    each set over its own corpus and settings."""
     from citeloop.training.hf_server import served_hf
     from citeloop.training.serve import served
 
@@ -317,46 +367,44 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[E
         clock.lap("serve")
         spec = "llm:" + ",".join(f"{kind}={server.endpoint}" for kind in config.eval.trained_kinds)
         runs = [*policies, PolicyRun("trained", "rule", spec)]
-        rc = _research_config(config.research_config, {})
         for s in eval_sets:
             if not s.questions:
                 continue
+            rc = _research_config(_with_set(config.research_config, s), {})
             evaluation[s.name] = run_eval(
-                s, kit, runs, rc, on_run=lambda name, events: captured.setdefault(name, []).append(events))
+                s, kit_for(s, kit), runs, rc, runs_out=out / "eval-runs" / s.name,
+                on_run=lambda name, events: captured.setdefault(name, []).append(events))
     clock.lap("eval")
     return evaluation, captured
 
 
-def write_report(config: LoopConfig, out: Path, evaluation: dict[str, Any], captured: dict[str, list[list[Any]]],
-                 trained: Any, pairs_summary: dict[str, Any], timings: dict[str, float],
-                 counts: dict[str, int]) -> dict[str, Any]:
-    keys = ("retrieved_recall", "cited_recall", "searches_per_q", "reads_per_q", "unsupported_claim_rate",
-            "citation_correctness")
-    table: dict[str, dict[str, Any]] = {}
-    for name in [*config.eval.baselines, "trained"]:
-        per_set = [r["policies"][name] for r in evaluation.values() if name in r["policies"]]
-        n = sum(p["questions"] for p in per_set)
-        row: dict[str, Any] = {"questions": n}
-        for k in keys:
-            vals = [(p.get(k), p["questions"]) for p in per_set if p.get(k) is not None]
-            row[k] = round(sum(v * w for v, w in vals) / sum(w for _, w in vals), 4) if vals else None
-        row.update(policy_stats(captured.get(name, [])))
-        table[name] = row
-    report = {"name": config.name, "questions": counts, "timings_s": timings, "policies": table,
-              "pairs": {"rows": pairs_summary["rows"], "counts": pairs_summary["counts"],
-                        "gold_agreement": pairs_summary["gold_agreement"]},
-              "training": trained.model_dump(mode="json") if hasattr(trained, "model_dump") else trained,
-              "evaluation": evaluation}
-    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-    lines = [f"# citeloop loop: {config.name}", "",
-             f"{counts['train']} training questions ({counts['runs']} runs, {counts['kept']} kept), "
-             f"{counts['eval']} evaluation questions; same budget for every policy.", "",
-             "| policy | questions | gold recall (read) | cited recall | searches/q | unsupported | fallback rate "
-             "| median latency s |", "|---|---|---|---|---|---|---|---|"]
-    for name, r in table.items():
-        lines.append(f"| {name} | {r['questions']} | {r['retrieved_recall']} | {r['cited_recall']} | "
-                     f"{r['searches_per_q']} | {r['unsupported_claim_rate']} | {r['fallback_rate']} | "
-                     f"{r['latency_median_s']} |")
-    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    quality_cost_chart(table, out / "report.png", f"citeloop loop: {config.name} (evaluation questions)")
-    return report
+def _oracle(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],
+            evaluation: dict[str, Any]) -> dict[str, Any]:
+    """The headroom oracles of the trained kinds (stop, follow) on the heuristic's evaluation runs,
+    and the oracle as a point of the recall-vs-searches chart (stop: the heuristic's recall at
+    the oracle's searches)."""
+    from citeloop.training.headroom import measure_headroom
+
+    kinds = [k for k in config.eval.trained_kinds if k in ("stop", "follow")]
+    if not kinds or "heuristic" not in config.eval.baselines:
+        return {"skipped": "the oracle needs the heuristic baseline and a stop or follow kind"}
+    per_set: dict[str, Any] = {}
+    searches = recall = questions = 0.0
+    for s in eval_sets:
+        if s.name not in evaluation:
+            continue
+        paths = sorted((out / "eval-runs" / s.name / "heuristic").glob("*.jsonl"))
+        set_kit = kit_for(s, kit)
+        corpus = None if set_kit.corpus.source == "embedded" else set_kit.corpus.source
+        result = measure_headroom(paths, gold_of([s]), ",".join(kinds), None, kit=set_kit, corpus=corpus,
+                                  settings=OutcomeSettings(), engine="process")
+        stop, follow = result.stop_oracle(), result.follow_oracle()
+        per_set[s.name] = {"stop": stop, "follow": follow, "kinds": result.by_kind()}
+        heuristic = evaluation[s.name]["policies"]["heuristic"]
+        n = heuristic["questions"]
+        questions += n
+        searches += heuristic["searches_per_q"] * n - (stop["searches_saved"] if "stop" in kinds else 0)
+        recall += (heuristic["retrieved_recall"] or 0.0) * n
+    point = ({"searches_per_q": round(searches / questions, 4), "retrieved_recall": round(recall / questions, 4)}
+             if questions else None)
+    return {"kinds": kinds, "sets": per_set, "point": point}

@@ -35,11 +35,23 @@ def loop_command(
     if as_json:
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False, default=str))
         return
-    table = Table("policy", "questions", "gold recall", "searches/q", "unsupported", "fallback rate", "latency s")
+    table = Table("policy", "questions", "gold recall", "all gold", "answer", "searches/q", "reads/q",
+                  "fallback rate", "latency s")
     for name, r in report["policies"].items():
-        table.add_row(name, str(r["questions"]), str(r["retrieved_recall"]), str(r["searches_per_q"]),
-                      str(r["unsupported_claim_rate"]), str(r["fallback_rate"]), str(r["latency_median_s"]))
+        table.add_row(name, str(r["questions"]), str(r["retrieved_recall"]), str(r["all_gold_retrieved"]),
+                      str(r["answer_correct"]), str(r["searches_per_q"]), str(r["reads_per_q"]),
+                      str(r["fallback_rate"]), str(r["latency_median_s"]))
     Console().print(table)
+    diff = Table("trained - heuristic", "gold recall", "all gold", "searches/q", "targets met")
+    for set_name, c in report["trained_vs_heuristic"].items():
+        def cell(d: dict, scale: float = 100.0) -> str:
+            if d["difference"] is None:
+                return "-"
+            return f"{scale * d['difference']:+.1f} [{scale * d['ci95'][0]:+.1f}, {scale * d['ci95'][1]:+.1f}]"
+        met = ", ".join(f"{k}: {'yes' if t['met'] else 'no'}" for k, t in c["targets"].items()) or "-"
+        diff.add_row(set_name, cell(c["retrieved_recall"]), cell(c["all_gold_retrieved"]), cell(c["searches"], 1.0),
+                     met)
+    Console().print(diff)
     Console().print(f"wrote {loop_config.out}/report.json, report.md, report.png")
 
 

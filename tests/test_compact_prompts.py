@@ -102,3 +102,25 @@ def test_version_2_prompts_are_about_400_smollm2_tokens(runs: list[RunFile], tmp
         values.sort()
         assert values[len(values) // 2] <= 450, (kind, values)
     assert max(counts["stop"]) <= 300
+
+
+_V1_CLIENTS: list = []
+
+
+def v1_stop(_kind: str, config, _seed: int):
+    """A policy factory (module:attr spec): the LLM policy asked in template version 1."""
+    from citeloop.runtime.llm.fake import FakeChatClient
+    from citeloop.runtime.policies.llm import SAMPLING, LLMPolicy
+
+    client = FakeChatClient(lambda prompt, constraint: "CONTINUE", sampling=SAMPLING)
+    _V1_CLIENTS.append(client)
+    return LLMPolicy(client, config, prompt_version=1)
+
+
+def test_an_llm_policy_asks_a_model_in_the_version_it_was_trained_on(kit: ResearchKit, tmp_path: Path) -> None:
+    _, path = run_research(QUESTIONS[0], kit, policy_spec=f"stop={__name__}:v1_stop", out_dir=tmp_path)
+    run = read_run(path)
+    calls = [e for e in run.events if e.type == "model_call"]
+    assert calls and {c.prompt_version for c in calls} == {1}
+    sent = _V1_CLIENTS[-1].calls
+    assert sent and all("Minimum rounds met:" in p.messages[1].content for p, _ in sent)

@@ -68,6 +68,44 @@ def test_the_tiny_loop_trains_serves_and_reports(tmp_path: Path, tiny_model: Pat
     assert any("evaluation questions" in line for line in lines)
 
 
+def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_model: Path) -> None:
+    configs = CONFIG.parents[1] / "train"
+    config = load_loop_config(CONFIG).model_copy(update={
+        "out": tmp_path / "loop", "base_model": tiny_model,
+        "train": [configs / "sft-tiny.yaml", configs / "dpo-tiny.yaml"],
+        "eval": load_loop_config(CONFIG).eval.model_copy(update={"oracle": True})})
+    lines: list[str] = []
+    report = run_loop(config, log=lines.append)
+    out = tmp_path / "loop"
+    # Stage 1 (SFT on best-of-K rows) wrote its model, stage 2 (DPO on pairs) started from it.
+    assert (out / "stage-1-sft" / "config.json").is_file() and (out / "best-of-k" / "README.md").is_file()
+    assert [s["kind"] for s in report["training_stages"]] == ["sft", "dpo"]
+    assert any("train stage 2/2: dpo from " + str(out / "stage-1-sft") in line for line in lines)
+    assert report["pairs"]["best_of_k"]["rows"]["train"] > 0
+    compared = report["trained_vs_heuristic"]["hotpotqa"]
+    for metric in ("retrieved_recall", "searches", "all_gold_retrieved"):
+        d = compared[metric]
+        assert d["n"] == 3 and d["ci95"][0] <= d["difference"] <= d["ci95"][1]
+    assert set(compared["targets"]) == {"stop"} and isinstance(compared["targets"]["stop"]["met"], bool)
+    heuristic = report["evaluation"]["hotpotqa"]["policies"]["heuristic"]
+    oracle = report["oracle"]
+    assert oracle["kinds"] == ["stop"] and oracle["point"]["retrieved_recall"] == heuristic["retrieved_recall"]
+    assert oracle["point"]["searches_per_q"] <= heuristic["searches_per_q"]
+    assert "Trained minus heuristic" in (out / "report.md").read_text()
+
+
+def test_a_grpo_stage_and_mixed_training_corpora_are_refused(tmp_path: Path, tiny_model: Path) -> None:
+    configs = CONFIG.parents[1] / "train"
+    grpo = load_loop_config(CONFIG).model_copy(update={"out": tmp_path / "g", "base_model": tiny_model,
+                                                       "train": [configs / "grpo-tiny.yaml"]})
+    with pytest.raises(LoopError, match="grpo config; the loop trains sft"):
+        run_loop(grpo, log=lambda _: None)
+    mixed = load_loop_config(CONFIG).model_copy(update={"out": tmp_path / "m", "datasets": ["hotpotqa", "2wiki"],
+                                                        "eval_datasets": ["musique"], "limit": 2})
+    with pytest.raises(LoopError, match="use 2 different corpora"):
+        run_loop(mixed, log=lambda _: None)
+
+
 def test_bad_loop_configs_fail_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\npairs: {decisions: stop}\n")

@@ -20,7 +20,7 @@ from citeloop.runtime.replay import policy_spec_of
 from citeloop.runtime.session import ResearchKit
 from citeloop.training.hfdata import SFT_COLUMNS
 from citeloop.training.outcomes import OutcomeSettings
-from citeloop.training.pairs import action_of, event_at, roll_decisions
+from citeloop.training.pairs import PairExport, action_of, event_at, roll_decisions
 from citeloop.training.rollouts import RollResult
 from citeloop.training.sft import SftExport, split_of
 from citeloop.trajectories.header import content_digest
@@ -43,6 +43,12 @@ def export_best_of_k(paths: Iterable[Path], decision: str = "all", alternatives_
     settings = settings or OutcomeSettings()
     rolled = roll_decisions(paths, decision, alternatives_k, settings, kit=kit, per_kind=per_kind, engine=engine,
                             workers=workers, seed=seed, on_run=on_run)
+    return best_of_k_rows(rolled, test_share)
+
+
+def best_of_k_rows(rolled: PairExport, test_share: float) -> SftExport:
+    """The best-of-K rows of rollouts already made (`roll_decisions`): pairs and these rows can
+    come from one set of rollouts (the loop trains SFT on these, then DPO on the pairs)."""
     result = SftExport(skipped=rolled.selection.skipped, skipped_runs=rolled.selection.skipped_runs)
     seen: set[str] = set()
     counted: dict[str, int] = {}

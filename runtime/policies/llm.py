@@ -104,8 +104,12 @@ class LLMPolicy:
 
     ref = LLM_REF
 
-    def __init__(self, client: ChatClient, config: ResearchConfig | None = None) -> None:
+    def __init__(self, client: ChatClient, config: ResearchConfig | None = None,
+                 prompt_version: int | None = None) -> None:
         self.client = client
+        self.prompt_version = prompt_version
+        """Template version the prompts render with (None: the current one); a model trained on
+        an older dataset is asked in its own version."""
         config = config or ResearchConfig()
         self.fallback_stop = HeuristicStop()
         self.fallback_angle = HeuristicAngle()
@@ -196,7 +200,7 @@ class LLMPolicy:
             only: Action = 0 if kind in INDEX_KINDS else ()  # one candidate, or nothing may be read or kept
             return Choice(value_of(only), f"llm: {format_action(kind, only, n)} is the only valid action; "
                                           "no model call")
-        messages, template = render_prompt(event, context)
+        messages, template = render_prompt(event, context, self.prompt_version)
         prompt = RenderedPrompt(id=template.id, version=template.version,
                                 messages=[ModelMessage(role=m["role"], content=m["content"]) for m in messages])  # type: ignore[arg-type]
         reply = self.client.chat(prompt, constraint)
