@@ -44,6 +44,7 @@ from citeloop.filters.cli import score_files
 from citeloop.filters.gates import load_filter_config, select
 from citeloop.filters.gold import GoldEntry, GoldSet, question_key
 from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.policies.llm import SCORING_OPTION
 from citeloop.runtime.registry import read_yaml_mapping
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card, sft_card, write_dataset
@@ -365,7 +366,10 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[E
                          timeout_s=config.serve.timeout_s, log_path=out / "serve.log")
     with serving as server:
         clock.lap("serve")
-        spec = "llm:" + ",".join(f"{kind}={server.endpoint}" for kind in config.eval.trained_kinds)
+        # Choices by whole-option likelihood on either server (vLLM's constrained decoding would
+        # pick the likeliest first token: issue 24); read and keep sets keep their regex.
+        endpoint = server.endpoint + SCORING_OPTION
+        spec = "llm:" + ",".join(f"{kind}={endpoint}" for kind in config.eval.trained_kinds)
         runs = [*policies, PolicyRun("trained", "rule", spec)]
         for s in eval_sets:
             if not s.questions:

@@ -10,7 +10,11 @@ the subset `LLMPolicy` uses:
 - otherwise greedy generation up to `max_tokens`; a `structured_outputs.regex` is not
   enforced while decoding (the reply says so in `citeloop_note`), and the client re-checks
   every reply against its constraint anyway, so a miss is recorded and falls back;
-- `logprobs`: per-token log-probabilities of the reply.
+- `logprobs`: per-token log-probabilities of the reply;
+- vLLM's prefill scoring request (`continue_final_message: true`, `add_generation_prompt:
+  false`, `prompt_logprobs`): the logprob of every prompt token after the first, with
+  `prompt_token_ids`, as vLLM returns them; whole-option scoring
+  (`citeloop.runtime.llm.sequence_scoring`) works the same against this server and vLLM.
 
 vLLM stays the server for real use (batching, speed); this one exists so the whole loop can
 run, and be tested, with no vLLM installed.
@@ -73,6 +77,18 @@ class ChatModel:
         assert best is not None
         return best[1], best[2], len(prompt)
 
+    def prefill_logprobs(self, messages: list[dict[str, str]]) -> tuple[list[int], list[float]]:
+        """The chat-templated prompt with its last (assistant) message left open, as token ids,
+        and the logprob of each token after the first."""
+        torch = self.torch
+        rendered = self.tokenizer.apply_chat_template(messages, continue_final_message=True,
+                                                      add_generation_prompt=False, tokenize=True)
+        ids = list(rendered["input_ids"] if hasattr(rendered, "keys") else rendered)
+        with torch.no_grad():
+            logits = self.model(torch.tensor([ids])).logits[0]
+        logp = torch.log_softmax(logits[:-1].float(), dim=-1)
+        return ids, [float(logp[i, t]) for i, t in enumerate(ids[1:])]
+
     def generate(self, messages: list[dict[str, str]], max_tokens: int) -> tuple[str, list[tuple[str, float]], int]:
         torch = self.torch
         prompt = self.prompt_ids(messages)
@@ -96,6 +112,8 @@ def completion_body(model: ChatModel, body: dict[str, Any]) -> dict[str, Any]:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ValueError("'messages' must be a non-empty list")
+    if body.get("continue_final_message") and body.get("prompt_logprobs") is not None:
+        return _prefill_body(model, body, messages)
     structured = body.get("structured_outputs") or {}
     note = None
     if "choice" in structured:
@@ -117,6 +135,23 @@ def completion_body(model: ChatModel, body: dict[str, Any]) -> dict[str, Any]:
     if note:
         reply["citeloop_note"] = note
     return reply
+
+
+def _prefill_body(model: ChatModel, body: dict[str, Any], messages: list[dict[str, str]]) -> dict[str, Any]:
+    """vLLM's answer to a prefill scoring request: prompt logprobs (position 0: None) and ids;
+    no completion is generated (`finish_reason: length`, as with max_tokens reached)."""
+    if body.get("add_generation_prompt", True):
+        raise ValueError("continue_final_message cannot be combined with add_generation_prompt")
+    if not messages or messages[-1].get("role") != "assistant":
+        raise ValueError("continue_final_message needs the last message to be the assistant's")
+    ids, lps = model.prefill_logprobs(messages)
+    positions: list[Any] = [None] + [{str(t): {"logprob": lp, "rank": None, "decoded_token": model.tokenizer.decode([t])}}
+                                     for t, lp in zip(ids[1:], lps)]
+    return {"id": f"chatcmpl-{time.time_ns()}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model") or model.name,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "length"}],
+            "prompt_logprobs": positions, "prompt_token_ids": ids,
+            "usage": {"prompt_tokens": len(ids), "completion_tokens": 0, "total_tokens": len(ids)}}
 
 
 def _handler(model: ChatModel, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:

@@ -15,7 +15,7 @@ from functools import cache
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_serializer, model_validator
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from citeloop.trajectories.header import SCHEMA_VERSION
 from citeloop.trajectories.models import (
@@ -284,6 +284,9 @@ class OutputConstraint(TypedDict):
     """`choice` (one of a list of strings), `regex` or `json` (a JSON schema)."""
     value: list[str] | str | dict[str, Any]
     """The choices, the regex, or the JSON schema."""
+    scoring: NotRequired[Literal["sequence"]]
+    """A choice decided by scoring every option's whole token sequence (absent: the server's
+    constrained decoding)."""
 
 
 class ModelCall(BaseEvent):
@@ -316,6 +319,16 @@ class ModelCall(BaseEvent):
     """Token usage (`prompt_tokens`, `completion_tokens`, ...), when the server returns it."""
     logprobs: list[TokenLogprob] | None = None
     """Per-token logprobs of the completion, when requested and returned."""
+    option_scores: dict[str, float] | None = None
+    """A sequence-scored choice: every option's total logprob (the completion is the best).
+    Left out of the line when None, so calls recorded before schema 6 are written as before."""
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_option_scores(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("option_scores") is None:
+            data.pop("option_scores", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 SCHEMA_CHANGES: dict[int, str] = {
     1: "First version: header line, typed events, text blobs, run_meta trailer.",
     2: "Header `spec.corpus_cutoff` (so a run replays without its corpus); `spec.branch` is set by "
@@ -31,6 +31,9 @@ SCHEMA_CHANGES: dict[int, str] = {
        "`hard_limit` policy (older files are read that way); a new decision kind, `follow_decision` "
        "(which entity the next hop pursues); sub-questions gain `finds`; read decisions offer the "
        "search's unread hits only.",
+    6: "`model_call` gains `option_scores` (a choice decided by whole-option likelihood: every option's "
+       "total logprob) and its `constraint` may carry `scoring: sequence`; decision prompts render in "
+       "template version 2 (compact) unless a policy asks for 1. v5 files read unchanged.",
 }
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citeloop.runtime.llm.cache import ResponseCache
 from citeloop.runtime.llm.prompts import RenderedPrompt
+from citeloop.runtime.llm.sequence_scoring import ScoringError, best_choice, prompt_token_logprobs, request_body
 from citeloop.trajectories.events import ModelCallStatus, TokenLogprob
 from citeloop.trajectories.header import content_digest
 
@@ -65,16 +66,26 @@ class ModelEndpoint(BaseModel):
 
 
 class Constraint(BaseModel):
-    """A structured-output constraint, sent as vLLM's `structured_outputs` and re-checked here."""
+    """A structured-output constraint, sent as vLLM's `structured_outputs` and re-checked here;
+    or, for a choice with `scoring="sequence"`, decided by scoring each option's whole token
+    sequence (`citeloop.runtime.llm.sequence_scoring`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     kind: Literal["choice", "regex", "json"]
     value: Any
     """The choices (list of str), the regex (str), or the JSON schema (dict)."""
+    scoring: Literal["sequence"] | None = None
+    """Choices only: `sequence` scores every option's whole sequence and takes the likeliest;
+    None leaves the choice to the server's constrained decoding."""
 
     @classmethod
-    def choice(cls, options: list[str]) -> Constraint:
-        return cls(kind="choice", value=list(options))
+    def choice(cls, options: list[str], scoring: Literal["sequence"] | None = None) -> Constraint:
+        return cls(kind="choice", value=list(options), scoring=scoring)
+
+    def record(self) -> dict[str, Any]:
+        """As recorded in `model_call` events and hashed into the cache key (no `scoring` when unset,
+        so records and keys of plain constraints are what they always were)."""
+        return self.model_dump(mode="json", exclude_none=True)
 
     @classmethod
     def regex(cls, pattern: str) -> Constraint:
@@ -114,6 +125,8 @@ class ModelReply(BaseModel):
     attempts: list[ModelCallStatus] = Field(default_factory=list)
     usage: dict[str, int] | None = None
     logprobs: list[TokenLogprob] | None = None
+    option_scores: dict[str, float] | None = None
+    """Sequence-scored choices: every option's total logprob."""
     cached: bool = False
     latency_s: float = 0.0
     """Wall-clock time of the call (metadata: never part of an event)."""
@@ -145,7 +158,7 @@ def request_digest(model: str, prompt: RenderedPrompt, sampling: Sampling, const
         "prompt_version": prompt.version,
         "messages": [m.model_dump(mode="json") for m in prompt.messages],
         "sampling": sampling.model_dump(mode="json"),
-        "constraint": constraint.model_dump(mode="json") if constraint else None,
+        "constraint": constraint.record() if constraint else None,
     })
 
 
@@ -233,6 +246,8 @@ class OpenAIChatClient:
             return reply
 
     def _attempt(self, prompt: RenderedPrompt, constraint: Constraint | None) -> ModelReply:
+        if constraint is not None and constraint.kind == "choice" and constraint.scoring == "sequence":
+            return self._score_options(prompt, constraint)
         s = self.sampling
         kwargs: dict[str, Any] = {
             "model": self.model,
@@ -245,11 +260,26 @@ class OpenAIChatClient:
                 kwargs["top_logprobs"] = s.top_logprobs
         if constraint is not None:
             kwargs.update(constraint.request_fields())
+        return self._read_body(self._post(kwargs), constraint)
+
+    def _score_options(self, prompt: RenderedPrompt, constraint: Constraint) -> ModelReply:
+        """One prefill request per option; the likeliest whole option is the reply."""
+        messages = [m.model_dump() for m in prompt.messages]
+        try:
+            scored = {option: prompt_token_logprobs(self._post(request_body(self.model, messages, option)))
+                      for option in constraint.value}
+            choice = best_choice(scored)
+        except ScoringError as exc:
+            raise _AttemptFailed("parse_error", str(exc), False) from exc
+        return ModelReply(status="ok", text=choice.best, finish_reason="stop", logprobs=choice.tokens,
+                          option_scores=choice.scores, usage={"prompt_tokens": choice.prompt_tokens})
+
+    def _post(self, kwargs: dict[str, Any]) -> str:
+        """The raw body of one chat-completions request; failures as `_AttemptFailed` statuses."""
         import openai
 
         try:
-            raw = self._client.chat.completions.with_raw_response.create(**kwargs)
-            body_text = raw.text
+            return self._client.chat.completions.with_raw_response.create(**kwargs).text
         except openai.APITimeoutError as exc:
             raise _AttemptFailed("timeout", f"no reply within {self.endpoint.timeout_s}s", True) from exc
         except openai.RateLimitError as exc:
@@ -261,7 +291,6 @@ class OpenAIChatClient:
             raise _AttemptFailed("error", f"connection failed: {exc}", True) from exc
         except openai.OpenAIError as exc:  # anything else the package raises is still a status
             raise _AttemptFailed("error", f"{type(exc).__name__}: {exc}", False) from exc
-        return self._read_body(body_text, constraint)
 
     def _read_body(self, body_text: str, constraint: Constraint | None) -> ModelReply:
         try:

@@ -16,10 +16,10 @@ def record_reply(recorder: Recorder, prompt: RenderedPrompt, reply: ModelReply, 
         ModelCall, parent=parent, subq=subq,
         prompt_id=prompt.id, prompt_version=prompt.version, model=reply.model, messages=prompt.messages,
         sampling=sampling.model_dump(mode="json"),
-        constraint=constraint.model_dump(mode="json") if constraint else None,
+        constraint=constraint.record() if constraint else None,
         request_digest=reply.request_digest, status=reply.status, completion=reply.text,
         finish_reason=reply.finish_reason, error=reply.error, usage=reply.usage,
-        logprobs=reply.logprobs,
+        logprobs=reply.logprobs, option_scores=reply.option_scores,
     )
     recorder.latency(event.seq, reply.latency_s * 1000.0)
     recorder.model_call_meta(event.seq, list(reply.attempts), reply.cached)

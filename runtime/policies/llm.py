@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import openai
 
@@ -80,16 +80,18 @@ def _number(n: int) -> str:
     return "(?:" + "|".join(str(i) for i in range(n, 0, -1)) + ")"
 
 
-def action_constraint(kind: str, n: int, limit: int | None = None) -> Constraint | None:
+def action_constraint(kind: str, n: int, limit: int | None = None,
+                      scoring: Literal["sequence"] | None = None) -> Constraint | None:
     """The structured-output constraint admitting the valid action lines of a decision with
     `n` candidates (for read and keep: at most `limit` of them); None when only one exists.
+    `scoring="sequence"`: choices (stop, angle, follow) are decided by whole-option likelihood.
 
     Read/keep regexes cannot exclude a repeated index; `parse_action` rejects one."""
     if kind == "stop":
-        return Constraint.choice(["CONTINUE", "STOP"])
+        return Constraint.choice(["CONTINUE", "STOP"], scoring)
     if kind in INDEX_KINDS:
         word = kind.upper()
-        return Constraint.choice([f"{word} {i}" for i in range(1, n + 1)]) if n > 1 else None
+        return Constraint.choice([f"{word} {i}" for i in range(1, n + 1)], scoring) if n > 1 else None
     if kind in ("read", "keep"):
         most = min(n, limit if limit is not None else n)
         if most <= 0:
@@ -105,8 +107,11 @@ class LLMPolicy:
     ref = LLM_REF
 
     def __init__(self, client: ChatClient, config: ResearchConfig | None = None,
-                 prompt_version: int | None = None) -> None:
+                 prompt_version: int | None = None, choice_scoring: Literal["sequence"] | None = None) -> None:
         self.client = client
+        self.choice_scoring = choice_scoring
+        """`sequence`: stop, angle and follow by whole-option likelihood (one prefill per option);
+        None: the server's choice-constrained decoding."""
         self.prompt_version = prompt_version
         """Template version the prompts render with (None: the current one); a model trained on
         an older dataset is asked in its own version."""
@@ -195,7 +200,7 @@ class LLMPolicy:
              fallback: Callable[[], Choice]) -> Choice:
         """The model's action (as a choice value, by `value_of`) or, failing that, the fallback's choice."""
         recorder, context = self._run()
-        constraint = action_constraint(kind, n, limit)
+        constraint = action_constraint(kind, n, limit, self.choice_scoring)
         if constraint is None:
             only: Action = 0 if kind in INDEX_KINDS else ()  # one candidate, or nothing may be read or kept
             return Choice(value_of(only), f"llm: {format_action(kind, only, n)} is the only valid action; "
@@ -258,9 +263,26 @@ def served_model(url: str, timeout_s: float = 10.0) -> str:
     return models[0]
 
 
+SCORING_OPTION = "?score=sequence"
+"""Appended to an endpoint URL in a policy spec (`llm:stop=URL?score=sequence`): choice decisions
+by whole-option likelihood (`citeloop.runtime.llm.sequence_scoring`) instead of the server's
+constrained decoding."""
+
+
+def split_scoring(url: str) -> tuple[str, Literal["sequence"] | None]:
+    """(the endpoint URL, the choice scoring its spec asks for); EndpointError for another option."""
+    base, sep, query = url.partition("?")
+    if not sep:
+        return url, None
+    if "?" + query != SCORING_OPTION:
+        raise EndpointError(f"endpoint option ?{query} in {url!r} is not known; the one option is {SCORING_OPTION}")
+    return base.rstrip("/"), "sequence"
+
+
 def llm_policies(endpoints: dict[str, tuple[str, str | None]], config: ResearchConfig,
                  recorded: Sequence[BaseEvent] = ()) -> dict[str, LLMPolicy]:
-    """One `LLMPolicy` per endpoint, for each kind in `endpoints` (kind -> (url, model or None)).
+    """One `LLMPolicy` per endpoint, for each kind in `endpoints` (kind -> (url, model or None));
+    a URL ending in `?score=sequence` scores choices by whole-option likelihood.
 
     With `recorded` events (a replay), requests the run recorded are answered from its
     `model_call` events and only others go to the server; the model and sampling then come
@@ -272,12 +294,13 @@ def llm_policies(endpoints: dict[str, tuple[str, str | None]], config: ResearchC
             policies[kind] = shared[(url, model)]
             continue
         kinds = [k for k, endpoint in endpoints.items() if endpoint == (url, model)]
+        base_url, scoring = split_scoring(url)
         ids = set().union(*(PROMPT_IDS[k] for k in kinds))
         calls = [e for e in recorded if isinstance(e, ModelCall) and e.prompt_id in ids]
-        name = model or (calls[0].model if calls else served_model(url))
+        name = model or (calls[0].model if calls else served_model(base_url))
         sampling = Sampling.model_validate(calls[0].sampling) if calls else SAMPLING
-        live = OpenAIChatClient(ModelEndpoint(base_url=url, model=name, timeout_s=TIMEOUT_S,
+        live = OpenAIChatClient(ModelEndpoint(base_url=base_url, model=name, timeout_s=TIMEOUT_S,
                                               max_retries=MAX_RETRIES, sampling=sampling))
         client: ChatClient = RecordedChatClient(recorded, name, sampling, live=live) if calls else live
-        policies[kind] = shared[(url, model)] = LLMPolicy(client, config)
+        policies[kind] = shared[(url, model)] = LLMPolicy(client, config, choice_scoring=scoring)
     return policies
