@@ -66,6 +66,30 @@ def test_free_generation_and_bad_requests(tiny_model: Path) -> None:
         assert "not enforced" in reply.model_extra["citeloop_note"]
         with pytest.raises(openai.BadRequestError, match="non-empty list"):
             client.chat.completions.create(model="m", messages=[], max_tokens=3)
+        prefill = {"prompt_logprobs": 0, "continue_final_message": True, "add_generation_prompt": False}
+        with pytest.raises(openai.BadRequestError, match="last message to be the assistant's"):
+            client.chat.completions.create(model="m", messages=MESSAGES, max_tokens=1, extra_body=prefill)
+        with pytest.raises(openai.BadRequestError, match="cannot be combined with add_generation_prompt"):
+            client.chat.completions.create(model="m", messages=[*MESSAGES, {"role": "assistant", "content": "STOP"}],
+                                           max_tokens=1, extra_body={**prefill, "add_generation_prompt": True})
+
+
+def test_a_prefill_request_returns_the_prompt_logprobs_as_vllm_does(tiny_model: Path) -> None:
+    """Every prompt token after the first with its logprob, equal to plain transformers' numbers."""
+    import json as _json
+
+    tokens, logprobs, _ = _scored_by_hand(tiny_model, MESSAGES, "STOP")
+    with served_hf(tiny_model) as server:
+        client = openai.OpenAI(base_url=server.endpoint, api_key="none", max_retries=0)
+        raw = client.chat.completions.with_raw_response.create(
+            model="m", messages=[*MESSAGES, {"role": "assistant", "content": "STOP"}], max_tokens=1,
+            extra_body={"prompt_logprobs": 0, "continue_final_message": True, "add_generation_prompt": False})
+    body = _json.loads(raw.text)
+    positions, ids = body["prompt_logprobs"], body["prompt_token_ids"]
+    assert positions[0] is None and len(positions) == len(ids)
+    assert ids[-len(tokens):] == tokens  # the prefilled reply's tokens end the prompt
+    tail = [positions[i][str(ids[i])]["logprob"] for i in range(len(ids) - len(tokens), len(ids))]
+    assert tail == pytest.approx(logprobs, abs=1e-4)
 
 
 def test_a_folder_without_a_model_is_a_clear_error(tmp_path: Path) -> None:
