@@ -95,6 +95,9 @@ class EvalSettings(BaseModel):
     """Decision kinds the trained model takes; the others stay heuristic."""
     limit: int | None = Field(None, ge=1)
     """At most this many evaluation questions per data set."""
+    calibrate_stop: bool = False
+    """Fit the stop threshold on the training runs before the evaluation (training/calibration.py):
+    the trained model stops only when logprob(STOP) - logprob(CONTINUE) beats it."""
     oracle: bool = False
     """Also branch the heuristic's stop and follow decisions on the evaluation questions
     (training/headroom.py) and report the oracles: searches saved at equal recall, all-gold gain."""
@@ -216,12 +219,12 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
         trained, summary, counts = _reused(out)
     else:
         trained, summary, counts = _train_stages(config, out, kit, train_sets, clock, log)
-    evaluation, captured = _evaluate(config, out, kit, eval_sets, clock)
+    evaluation, captured, calibration = _evaluate(config, out, kit, train_sets, eval_sets, clock)
     oracle = _oracle(config, out, kit, eval_sets, evaluation) if config.eval.oracle else None
     if oracle is not None:
         clock.lap("oracle")
     return write_report(config, out, evaluation, captured, trained, summary, clock.timings,
-                        {"train": n_train, "eval": n_eval, **counts}, oracle)
+                        {"train": n_train, "eval": n_eval, **counts}, oracle, calibration)
 
 
 def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
@@ -270,21 +273,14 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
                 paths.append(path)
     clock.lap("research")
 
-    if config.filter is not None:
-        filter_config = load_filter_config(config.filter)
-        decisions = select(score_files(paths, filter_config.scoring), filter_config)
-        kept = [d.path for d in decisions if d.kept and d.path is not None]
-    else:
-        kept = paths
+    kept = _kept(config, paths)
     log(f"[loop] kept {len(kept)} of {len(paths)} runs")
     clock.lap("filter")
 
     # Every training question trains: the held-out questions are the evaluation set, so the
     # datasets get no test split of their own (the same hash would only pick evaluation questions).
     p = config.pairs
-    corpus = None if train_kit.corpus.source == "embedded" else train_kit.corpus.source
-    settings = OutcomeSettings(search_cost=p.search_cost, gold=gold_of(train_sets) if p.use_gold else None,
-                               corpus=corpus)
+    settings = _outcome_settings(config, train_sets, train_kit)
     try:
         rolled = roll_decisions(kept, p.decision, p.alternatives, settings, kit=train_kit, per_kind=p.per_kind,
                                 engine=p.engine)
@@ -335,6 +331,54 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     return trained, summary, {"runs": len(paths), "kept": len(kept)}
 
 
+def _kept(config: LoopConfig, paths: list[Path]) -> list[Path]:
+    """The runs the filter config keeps (all of them without one)."""
+    if config.filter is None:
+        return paths
+    filter_config = load_filter_config(config.filter)
+    decisions = select(score_files(paths, filter_config.scoring), filter_config)
+    return [d.path for d in decisions if d.kept and d.path is not None]
+
+
+def _outcome_settings(config: LoopConfig, train_sets: list[EvalSet], train_kit: ResearchKit) -> OutcomeSettings:
+    corpus = None if train_kit.corpus.source == "embedded" else train_kit.corpus.source
+    return OutcomeSettings(search_cost=config.pairs.search_cost, corpus=corpus,
+                           gold=gold_of(train_sets) if config.pairs.use_gold else None)
+
+
+def _calibrate_stop(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet],
+                    endpoint: str) -> dict[str, Any]:
+    """The stop threshold fitted on the kept training runs' branched stop decisions, scored by the
+    served model (training/calibration.py); the figures of the teacher, the plain model and the fit."""
+    from citeloop.runtime.llm.client import Constraint, ModelEndpoint, OpenAIChatClient
+    from citeloop.runtime.llm.prompts import RenderedPrompt
+    from citeloop.runtime.policies.llm import served_model
+    from citeloop.training.calibration import NEVER, fit_stop_margin, simulate, stop_points
+    from citeloop.trajectories.events import ModelMessage
+
+    train_kit = kit_for(train_sets[0], kit)
+    kept = _kept(config, sorted((out / "runs").rglob("*.jsonl")))
+    rolled = roll_decisions(kept, "stop", 1, _outcome_settings(config, train_sets, train_kit), kit=train_kit,
+                            engine=config.pairs.engine)
+    client = OpenAIChatClient(ModelEndpoint(base_url=endpoint, model=served_model(endpoint), timeout_s=600,
+                                            max_retries=1))
+
+    def margin_of(messages: list[dict[str, str]]) -> float:
+        prompt = RenderedPrompt(id="citeloop.stop", version=2, messages=[ModelMessage(**m) for m in messages])  # type: ignore[arg-type]
+        reply = client.chat(prompt, Constraint.choice(["CONTINUE", "STOP"], scoring="sequence"))
+        if not reply.ok or not reply.option_scores:
+            raise LoopError(f"calibrate_stop: the served model did not score a stop decision ({reply.error})")
+        return reply.option_scores["STOP"] - reply.option_scores["CONTINUE"]
+
+    points = stop_points(rolled, margin_of)
+    if not points:
+        raise LoopError("calibrate_stop: the kept training runs have no branched stop decision")
+    threshold, table = fit_stop_margin(points)
+    return {"threshold": threshold, "decisions": len(points), "runs": len({p.path for p in points}),
+            "teacher": simulate(points, NEVER), "likelier_option": simulate(points, 0.0),
+            "fitted": simulate(points, threshold), "candidates": table}
+
+
 def _with_set(base: dict[str, Any], eval_set: EvalSet) -> dict[str, Any]:
     """The loop's research config with a data set's own settings (2wiki: its read budget) under it."""
     merged: dict[str, Any] = {}
@@ -349,16 +393,18 @@ def _with_set(base: dict[str, Any], eval_set: EvalSet) -> dict[str, Any]:
     return merged
 
 
-def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],
-              clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
-    """Serve the trained model; the baselines and the trained policy on the evaluation questions,
-    each set over its own corpus and settings."""
+def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], eval_sets: list[EvalSet],
+              clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, Any] | None]:
+    """Serve the trained model; (with `calibrate_stop`, fit its stop threshold on the training
+    runs;) the baselines and the trained policy on the evaluation questions, each set over its
+    own corpus and settings."""
     from citeloop.training.hf_server import served_hf
     from citeloop.training.serve import served
 
     policies = [PolicyRun(name, "naive" if name == "naive" else "rule", name) for name in config.eval.baselines]
     captured: dict[str, list[list[Any]]] = {}
     evaluation: dict[str, Any] = {}
+    calibration = None
     if config.serve.engine == "hf":
         serving = served_hf(out / "model")
     else:
@@ -369,6 +415,10 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[E
         # Choices by whole-option likelihood on either server (vLLM's constrained decoding would
         # pick the likeliest first token: issue 24); read and keep sets keep their regex.
         endpoint = server.endpoint + SCORING_OPTION
+        if config.eval.calibrate_stop and "stop" in config.eval.trained_kinds:
+            calibration = _calibrate_stop(config, out, kit, train_sets, server.endpoint)
+            endpoint += f"&stop_margin={calibration['threshold']}"
+            clock.lap("calibrate")
         spec = "llm:" + ",".join(f"{kind}={endpoint}" for kind in config.eval.trained_kinds)
         runs = [*policies, PolicyRun("trained", "rule", spec)]
         for s in eval_sets:
@@ -379,7 +429,7 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[E
                 s, kit_for(s, kit), runs, rc, runs_out=out / "eval-runs" / s.name,
                 on_run=lambda name, events: captured.setdefault(name, []).append(events))
     clock.lap("eval")
-    return evaluation, captured
+    return evaluation, captured, calibration
 
 
 def _oracle(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],

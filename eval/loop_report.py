@@ -87,13 +87,14 @@ def _fmt(d: dict[str, Any], scale: float = 100.0) -> str:
 
 def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: dict[str, list[list[Any]]],
                  trained: Any, pairs_summary: dict[str, Any], timings: dict[str, float],
-                 counts: dict[str, int], oracle: dict[str, Any] | None = None) -> dict[str, Any]:
+                 counts: dict[str, int], oracle: dict[str, Any] | None = None,
+                 stop_calibration: dict[str, Any] | None = None) -> dict[str, Any]:
     names = [*config.eval.baselines, "trained"]
     table = policy_table(names, evaluation, captured)
     compared = comparisons(evaluation, list(config.eval.trained_kinds))
     report = {"name": config.name, "questions": counts, "timings_s": timings, "policies": table,
               "trained_kinds": list(config.eval.trained_kinds),
-              "trained_vs_heuristic": compared, "oracle": oracle,
+              "trained_vs_heuristic": compared, "oracle": oracle, "stop_calibration": stop_calibration,
               "pairs": {"rows": pairs_summary["rows"], "counts": pairs_summary["counts"],
                         "gold_agreement": pairs_summary["gold_agreement"],
                         "best_of_k": pairs_summary.get("best_of_k")},
@@ -122,6 +123,13 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
             lines.append(f"| {set_name} | {_fmt(c['retrieved_recall'])} | {_fmt(c['all_gold_retrieved'])} | "
                          f"{_fmt(c['answer_correct'])} | {_fmt(c['searches'], 1.0)} | "
                          f"{'-' if change is None else f'{100 * change:+.1f}%'} | {_fmt(c['reads'], 1.0)} | {met} |")
+    if stop_calibration:
+        c = stop_calibration
+        lines += ["", f"Stop threshold fitted on {c['decisions']} branched stop decisions of {c['runs']} training runs: "
+                  f"STOP iff logprob(STOP) - logprob(CONTINUE) > {c['threshold']:.3f}. On those runs: "
+                  f"teacher score {c['teacher']['score']} (searches {c['teacher']['searches']}), the likelier "
+                  f"option {c['likelier_option']['score']} ({c['likelier_option']['searches']}), the threshold "
+                  f"{c['fitted']['score']} ({c['fitted']['searches']})."]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     points = dict(table)
     if oracle and oracle.get("point"):

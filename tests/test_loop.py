@@ -14,6 +14,7 @@ pytest.importorskip("trl")
 from citeloop.eval.cli import main  # noqa: E402
 from citeloop.eval.loop import LoopError, load_loop_config, run_loop, split_sets  # noqa: E402
 from citeloop.filters.gold import question_key  # noqa: E402
+from citeloop.trajectories.runfile import read_run  # noqa: E402
 
 CONFIG = Path(__file__).resolve().parents[1] / "configs" / "loop" / "tiny.yaml"
 
@@ -73,7 +74,7 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     config = load_loop_config(CONFIG).model_copy(update={
         "out": tmp_path / "loop", "base_model": tiny_model,
         "train": [configs / "sft-tiny.yaml", configs / "dpo-tiny.yaml"],
-        "eval": load_loop_config(CONFIG).eval.model_copy(update={"oracle": True})})
+        "eval": load_loop_config(CONFIG).eval.model_copy(update={"oracle": True, "calibrate_stop": True})})
     lines: list[str] = []
     report = run_loop(config, log=lines.append)
     out = tmp_path / "loop"
@@ -92,6 +93,14 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     assert oracle["kinds"] == ["stop"] and oracle["point"]["retrieved_recall"] == heuristic["retrieved_recall"]
     assert oracle["point"]["searches_per_q"] <= heuristic["searches_per_q"]
     assert "Trained minus heuristic" in (out / "report.md").read_text()
+    # The stop threshold was fitted on the training runs and the trained policy used it.
+    calibration = report["stop_calibration"]
+    assert calibration["decisions"] > 0 and calibration["fitted"]["score"] >= calibration["teacher"]["score"]
+    assert calibration["fitted"]["score"] == max(c["score"] for c in calibration["candidates"])
+    trained_runs = sorted((out / "eval-runs" / "hotpotqa" / "trained").glob("*.jsonl"))
+    reasons = [e.reason for path in trained_runs for e in read_run(path).events if e.type == "stop_decision"]
+    assert reasons and all(" by margin " in r for r in reasons if r.startswith("llm:"))
+    assert "Stop threshold fitted on" in (out / "report.md").read_text()
 
 
 def test_a_grpo_stage_and_mixed_training_corpora_are_refused(tmp_path: Path, tiny_model: Path) -> None:

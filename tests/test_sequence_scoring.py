@@ -202,3 +202,23 @@ def test_a_model_whose_first_token_says_stop_but_whose_sequence_says_continue(ti
         reply = client.chat(prompt_, Constraint.choice(["CONTINUE", "STOP"], scoring="sequence"))
     assert reply.ok and reply.text == "CONTINUE"
     assert reply.option_scores["CONTINUE"] > reply.option_scores["STOP"]
+
+
+@pytest.mark.parametrize("option,message", [
+    ("?score=fast", "give score=sequence"), ("?stop_margin=1.5", "give score=sequence"),
+    ("?score=sequence&stop_margin=abc", "is not a number"), ("?temperature=1", "is not known"),
+])
+def test_bad_endpoint_options_are_refused_in_one_line(option: str, message: str) -> None:
+    from citeloop.runtime.config import ResearchConfig
+    from citeloop.runtime.policies import PolicyError, resolve_policies
+
+    with pytest.raises(PolicyError, match=message):
+        resolve_policies(f"llm:stop=http://127.0.0.1:9/v1{option}#m", ResearchConfig(), 0)
+
+
+def test_a_stop_margin_decides_from_the_option_scores() -> None:
+    from citeloop.runtime.policies.llm import endpoint_options
+
+    options = endpoint_options("http://h:8000/v1?score=sequence&stop_margin=1.75")
+    assert (options.url, options.scoring, options.stop_margin) == ("http://h:8000/v1", "sequence", 1.75)
+    assert endpoint_options("http://h:8000/v1").scoring is None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 import openai
@@ -107,9 +108,13 @@ class LLMPolicy:
     ref = LLM_REF
 
     def __init__(self, client: ChatClient, config: ResearchConfig | None = None,
-                 prompt_version: int | None = None, choice_scoring: Literal["sequence"] | None = None) -> None:
+                 prompt_version: int | None = None, choice_scoring: Literal["sequence"] | None = None,
+                 stop_margin: float | None = None) -> None:
         self.client = client
         self.choice_scoring = choice_scoring
+        self.stop_margin = stop_margin
+        """With sequence scoring: STOP only when its logprob beats CONTINUE's by more than this (a
+        decision threshold fitted on training questions, `citeloop.training.calibration`); None: the likelier wins."""
         """`sequence`: stop, angle and follow by whole-option likelihood (one prefill per option);
         None: the server's choice-constrained decoding."""
         self.prompt_version = prompt_version
@@ -216,6 +221,12 @@ class LLMPolicy:
             # The client already held the reply to the constraint (so a read/keep list is within
             # the limit); parsing also rejects an index named twice, which no regex here excludes.
             action = parse_action(kind, reply.text, n)
+            if action is not None and kind == "stop" and self.stop_margin is not None and reply.option_scores:
+                margin = reply.option_scores["STOP"] - reply.option_scores["CONTINUE"]
+                action = "stop" if margin > self.stop_margin else "continue"
+                return Choice(value_of(action), f"llm: {action.upper()} by margin {margin:.3f} "
+                                                f"{'>' if action == 'stop' else '<='} {self.stop_margin:g} "
+                                                f"(model_call {call.seq})")
             if action is not None:
                 return Choice(value_of(action), f"llm: {reply.text.strip()} (model_call {call.seq})")
             cause = "invalid"
@@ -266,17 +277,38 @@ def served_model(url: str, timeout_s: float = 10.0) -> str:
 SCORING_OPTION = "?score=sequence"
 """Appended to an endpoint URL in a policy spec (`llm:stop=URL?score=sequence`): choice decisions
 by whole-option likelihood (`citeloop.runtime.llm.sequence_scoring`) instead of the server's
-constrained decoding."""
+constrained decoding. `&stop_margin=X` (with it) stops only when STOP's logprob beats
+CONTINUE's by more than X."""
 
 
-def split_scoring(url: str) -> tuple[str, Literal["sequence"] | None]:
-    """(the endpoint URL, the choice scoring its spec asks for); EndpointError for another option."""
+@dataclass(frozen=True)
+class EndpointOptions:
+    url: str
+    scoring: Literal["sequence"] | None = None
+    stop_margin: float | None = None
+
+
+def endpoint_options(url: str) -> EndpointOptions:
+    """The endpoint URL of a policy spec and the options after its `?`; EndpointError for an unknown one."""
     base, sep, query = url.partition("?")
     if not sep:
-        return url, None
-    if "?" + query != SCORING_OPTION:
-        raise EndpointError(f"endpoint option ?{query} in {url!r} is not known; the one option is {SCORING_OPTION}")
-    return base.rstrip("/"), "sequence"
+        return EndpointOptions(url)
+    found: dict[str, str] = {}
+    for part in query.split("&"):
+        key, eq, value = part.partition("=")
+        if not eq or key not in ("score", "stop_margin") or key in found:
+            raise EndpointError(f"endpoint option {part!r} in {url!r} is not known; options: score=sequence, "
+                                "stop_margin=NUMBER (with score=sequence)")
+        found[key] = value
+    if found.get("score", "sequence") != "sequence" or "score" not in found:
+        raise EndpointError(f"{url!r}: give score=sequence (the one scoring option; stop_margin needs it)")
+    margin = None
+    if "stop_margin" in found:
+        try:
+            margin = float(found["stop_margin"])
+        except ValueError:
+            raise EndpointError(f"{url!r}: stop_margin={found['stop_margin']!r} is not a number") from None
+    return EndpointOptions(base.rstrip("/"), "sequence", margin)
 
 
 def llm_policies(endpoints: dict[str, tuple[str, str | None]], config: ResearchConfig,
@@ -294,13 +326,14 @@ def llm_policies(endpoints: dict[str, tuple[str, str | None]], config: ResearchC
             policies[kind] = shared[(url, model)]
             continue
         kinds = [k for k, endpoint in endpoints.items() if endpoint == (url, model)]
-        base_url, scoring = split_scoring(url)
+        options = endpoint_options(url)
         ids = set().union(*(PROMPT_IDS[k] for k in kinds))
         calls = [e for e in recorded if isinstance(e, ModelCall) and e.prompt_id in ids]
-        name = model or (calls[0].model if calls else served_model(base_url))
+        name = model or (calls[0].model if calls else served_model(options.url))
         sampling = Sampling.model_validate(calls[0].sampling) if calls else SAMPLING
-        live = OpenAIChatClient(ModelEndpoint(base_url=base_url, model=name, timeout_s=TIMEOUT_S,
+        live = OpenAIChatClient(ModelEndpoint(base_url=options.url, model=name, timeout_s=TIMEOUT_S,
                                               max_retries=MAX_RETRIES, sampling=sampling))
         client: ChatClient = RecordedChatClient(recorded, name, sampling, live=live) if calls else live
-        policies[kind] = shared[(url, model)] = LLMPolicy(client, config, choice_scoring=scoring)
+        policies[kind] = shared[(url, model)] = LLMPolicy(client, config, choice_scoring=options.scoring,
+                                                            stop_margin=options.stop_margin)
     return policies
