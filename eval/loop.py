@@ -418,6 +418,9 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[
         if config.eval.calibrate_stop and "stop" in config.eval.trained_kinds:
             calibration = _calibrate_stop(config, out, kit, train_sets, server.endpoint)
             endpoint += f"&stop_margin={calibration['threshold']}"
+            clock.log(f"[loop] stop threshold {calibration['threshold']:.3f} fitted on {calibration['decisions']} "
+                      f"training decisions (training score {calibration['teacher']['score']} -> "
+                      f"{calibration['fitted']['score']})")
             clock.lap("calibrate")
         spec = "llm:" + ",".join(f"{kind}={endpoint}" for kind in config.eval.trained_kinds)
         runs = [*policies, PolicyRun("trained", "rule", spec)]

@@ -101,6 +101,7 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     reasons = [e.reason for path in trained_runs for e in read_run(path).events if e.type == "stop_decision"]
     assert reasons and all(" by margin " in r for r in reasons if r.startswith("llm:"))
     assert "Stop threshold fitted on" in (out / "report.md").read_text()
+    assert any(line.startswith("[loop] stop threshold ") for line in lines)
 
 
 def test_a_grpo_stage_and_mixed_training_corpora_are_refused(tmp_path: Path, tiny_model: Path) -> None:
