@@ -140,13 +140,19 @@ def load_loop_config(path: Path) -> LoopConfig:
         raise LoopError(f"{path}: {validation_message(exc, ErrorWording(whole='(top)'))}") from exc
 
 
-def _research_config(base: dict[str, Any], overrides: dict[str, Any]) -> ResearchConfig:
-    merged = json.loads(json.dumps(base))
-    for section, values in overrides.items():
-        if isinstance(values, dict) and isinstance(merged.get(section), dict):
-            merged[section].update(values)
-        else:
-            merged[section] = values
+def _research_config(eval_set: EvalSet, *layers: dict[str, Any]) -> ResearchConfig:
+    """A data set's own settings (2wiki: its read budget), then each layer of section overrides
+    in order (the loop's research config, an environment's)."""
+    merged: dict[str, Any] = {}
+    for dotted, value in eval_set.config_overrides.items():
+        section, _, key = dotted.partition(".")
+        merged.setdefault(section, {})[key] = value
+    for layer in layers:
+        for section, values in json.loads(json.dumps(layer)).items():
+            if isinstance(values, dict) and isinstance(merged.get(section), dict):
+                merged[section].update(values)
+            else:
+                merged[section] = values
     return ResearchConfig.model_validate(merged)
 
 
@@ -266,7 +272,7 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     paths = []
     for env in config.environments:
         for s in train_sets:
-            rc = _research_config(_with_set(config.research_config, s), env.config)
+            rc = _research_config(s, config.research_config, env.config)
             for q in s.questions:
                 _, path = run_research(q.question, train_kit, rc, policy_spec=env.policy, seed=env.seed,
                                        out_dir=runs_dir / f"{env.policy}-s{env.seed}")
@@ -379,20 +385,6 @@ def _calibrate_stop(config: LoopConfig, out: Path, kit: ResearchKit, train_sets:
             "fitted": simulate(points, threshold), "candidates": table}
 
 
-def _with_set(base: dict[str, Any], eval_set: EvalSet) -> dict[str, Any]:
-    """The loop's research config with a data set's own settings (2wiki: its read budget) under it."""
-    merged: dict[str, Any] = {}
-    for key, value in eval_set.config_overrides.items():
-        section, _, field = key.partition(".")
-        merged.setdefault(section, {})[field] = value
-    for section, values in base.items():
-        if isinstance(values, dict) and isinstance(merged.get(section), dict):
-            merged[section] = {**merged[section], **values}
-        else:
-            merged[section] = values
-    return merged
-
-
 def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], eval_sets: list[EvalSet],
               clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, Any] | None]:
     """Serve the trained model; (with `calibrate_stop`, fit its stop threshold on the training
@@ -427,7 +419,7 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[
         for s in eval_sets:
             if not s.questions:
                 continue
-            rc = _research_config(_with_set(config.research_config, s), {})
+            rc = _research_config(s, config.research_config)
             evaluation[s.name] = run_eval(
                 s, kit_for(s, kit), runs, rc, runs_out=out / "eval-runs" / s.name,
                 on_run=lambda name, events: captured.setdefault(name, []).append(events))

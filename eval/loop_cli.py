@@ -35,6 +35,14 @@ def loop_command(
     if as_json:
         typer.echo(json.dumps(report, indent=2, ensure_ascii=False, default=str))
         return
+    print_report(report)
+    Console().print(f"wrote {loop_config.out}/report.json, report.md, report.png")
+
+
+def print_report(report: dict) -> None:
+    """The loop report's policy table and the trained policy's paired differences, as tables."""
+    from citeloop.eval.loop_report import interval_text, targets_text
+
     table = Table("policy", "questions", "gold recall", "all gold", "answer", "searches/q", "reads/q",
                   "fallback rate", "latency s")
     for name, r in report["policies"].items():
@@ -42,17 +50,12 @@ def loop_command(
                       str(r["answer_correct"]), str(r["searches_per_q"]), str(r["reads_per_q"]),
                       str(r["fallback_rate"]), str(r["latency_median_s"]))
     Console().print(table)
-    diff = Table("trained - heuristic", "gold recall", "all gold", "searches/q", "targets met")
+    diff = Table("set", "gold recall", "all gold", "searches/q", "targets met",
+                 title="trained - heuristic (95 % interval)")
     for set_name, c in report["trained_vs_heuristic"].items():
-        def cell(d: dict, scale: float = 100.0) -> str:
-            if d["difference"] is None:
-                return "-"
-            return f"{scale * d['difference']:+.1f} [{scale * d['ci95'][0]:+.1f}, {scale * d['ci95'][1]:+.1f}]"
-        met = ", ".join(f"{k}: {'yes' if t['met'] else 'no'}" for k, t in c["targets"].items()) or "-"
-        diff.add_row(set_name, cell(c["retrieved_recall"]), cell(c["all_gold_retrieved"]), cell(c["searches"], 1.0),
-                     met)
+        diff.add_row(set_name, interval_text(c["retrieved_recall"]), interval_text(c["all_gold_retrieved"]),
+                     interval_text(c["searches"], 1.0), targets_text(c))
     Console().print(diff)
-    Console().print(f"wrote {loop_config.out}/report.json, report.md, report.png")
 
 
 def register(app: typer.Typer) -> None:

@@ -78,7 +78,13 @@ def comparisons(evaluation: dict[str, Any], kinds: list[str]) -> dict[str, Any]:
     return out
 
 
-def _fmt(d: dict[str, Any], scale: float = 100.0) -> str:
+def targets_text(comparison: dict[str, Any]) -> str:
+    """The targets judged on one comparison, as "stop: no"."""
+    return ", ".join(f"{k}: {'yes' if t['met'] else 'no'}" for k, t in comparison["targets"].items()) or "-"
+
+
+def interval_text(d: dict[str, Any], scale: float = 100.0) -> str:
+    """A paired difference as "+1.2 [+0.3, +2.0]" (points by default; scale 1 for per-question counts)."""
     if d["difference"] is None:
         return "-"
     low, high = d["ci95"]
@@ -118,11 +124,12 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
                   "| set | gold recall | all gold read | answer correct | searches | searches change | reads "
                   "| targets met |", "|---|---|---|---|---|---|---|---|"]
         for set_name, c in compared.items():
-            met = ", ".join(f"{k}: {'yes' if t['met'] else 'no'}" for k, t in c["targets"].items()) or "-"
+            met = targets_text(c)
             change = c["searches_change"]
-            lines.append(f"| {set_name} | {_fmt(c['retrieved_recall'])} | {_fmt(c['all_gold_retrieved'])} | "
-                         f"{_fmt(c['answer_correct'])} | {_fmt(c['searches'], 1.0)} | "
-                         f"{'-' if change is None else f'{100 * change:+.1f}%'} | {_fmt(c['reads'], 1.0)} | {met} |")
+            cells = [interval_text(c["retrieved_recall"]), interval_text(c["all_gold_retrieved"]),
+                     interval_text(c["answer_correct"]), interval_text(c["searches"], 1.0),
+                     "-" if change is None else f"{100 * change:+.1f}%", interval_text(c["reads"], 1.0), met]
+            lines.append(f"| {set_name} | " + " | ".join(cells) + " |")
     if stop_calibration:
         c = stop_calibration
         lines += ["", f"Stop threshold fitted on {c['decisions']} branched stop decisions of {c['runs']} training runs: "

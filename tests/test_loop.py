@@ -69,7 +69,8 @@ def test_the_tiny_loop_trains_serves_and_reports(tmp_path: Path, tiny_model: Pat
     assert any("evaluation questions" in line for line in lines)
 
 
-def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_model: Path) -> None:
+def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_model: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
     configs = CONFIG.parents[1] / "train"
     config = load_loop_config(CONFIG).model_copy(update={
         "out": tmp_path / "loop", "base_model": tiny_model,
@@ -102,6 +103,11 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     assert reasons and all(" by margin " in r for r in reasons if r.startswith("llm:"))
     assert "Stop threshold fitted on" in (out / "report.md").read_text()
     assert any(line.startswith("[loop] stop threshold ") for line in lines)
+    from citeloop.eval.loop_cli import print_report
+
+    print_report(report)
+    shown = capsys.readouterr().out
+    assert "trained - heuristic" in shown and "stop: " in shown
 
 
 def test_a_grpo_stage_and_mixed_training_corpora_are_refused(tmp_path: Path, tiny_model: Path) -> None:
