@@ -185,9 +185,10 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
     return list(dict.fromkeys([*names, *(t for t in named_titles if t not in names)]))
 
 
-def _place_level(quote: str, name: str, finds: str) -> tuple[str, float]:
+def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tuple[str, float]:
     """A place as the question asks it: "Portland, Oregon" answers "what state" with Oregon
-    (the name after the comma) and "what city" with all of it ("Canton, Massachusetts")."""
+    (the name after the comma), "what city" with all of it ("Canton, Massachusetts"), and a
+    plain "where" (`place`) with the town ("Alexandria" of "Alexandria, Egypt")."""
     c = cues()
     if finds in c.town_nouns:
         grown = re.search(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)", quote)
@@ -197,6 +198,12 @@ def _place_level(quote: str, name: str, finds: str) -> tuple[str, float]:
             return name, 0.6  # the region after a town's name
         if re.search(re.escape(name) + r",\s+[A-Z]", quote):
             return name, -0.3  # the town before its region
+    elif place:
+        # "Where did he die?" asks for the most specific place: "Alexandria" of "Alexandria, Egypt".
+        if re.search(re.escape(name) + r",\s+[A-Z]", quote):
+            return name, 0.3
+        if re.search(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b", quote):
+            return name, -0.3
     return name, 0.0
 
 
@@ -238,7 +245,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
             for name in _names_in(quote, titles):
                 if _is_subject(name, subjects, question_tokens):
                     continue
-                name, level = _place_level(quote, name, finds)
+                name, level = _place_level(quote, name, finds, place and not origin)
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
                                         float(_described_as(name, finds, described or {})))

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from citeloop.runtime.memo import memo
 from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
-from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import EvidenceCard, Plan
 
 CALENDAR_WORDS = frozenset(
@@ -26,6 +27,8 @@ CALENDAR_WORDS = frozenset(
 
 KIND_WEIGHT = 0.8
 """Bonus for a name standing right next to the word for what its hop looks for."""
+MODIFIER_PENALTY = 0.6
+"""Taken off a name that the sentence only uses to describe a noun ("an Indian Bengali drama film")."""
 
 
 def names_title(title: str, names: set[str]) -> bool:
@@ -41,6 +44,29 @@ def names_title(title: str, names: set[str]) -> bool:
     # a title of several words that ends the name, after a word of address.
     return len(short.split()) >= 2 and any(n.endswith(" " + short) and len(n.split()) == len(short.split()) + 1
                                            for n in names)
+
+
+_DESCRIBED_BY = r"(?:\b(?:a|an|the)|\d{3,4})\s+"
+
+
+def describes_noun(quote: str, name: str) -> bool:
+    """Does the sentence use the name only as a describing word ("an Indian Bengali drama
+    film", "a 1972 Turkish drama film", "the Hong Kong duo")? Every use of it stands after an
+    article or a year and before a lower-case content word that is no verb in the past
+    ("a Hank Williams song", but not "the Coens directed ..."). Such a name is an attribute
+    of the subject, not the entity the next hop should read about."""
+    uses = list(re.finditer(re.escape(name), quote))
+    if not uses:
+        return False
+    for use in uses:
+        before = quote[: use.start()]
+        after = re.match(r"\s+([a-z][a-z\-]*)", quote[use.end():])
+        if not re.search(_DESCRIBED_BY + r"$", before) or after is None:
+            return False
+        word = after.group(1)
+        if word in STOPWORDS or word.endswith("ed"):
+            return False
+    return True
 
 
 def term_positions(words: list[str], terms: set[str]) -> list[int]:
@@ -92,6 +118,26 @@ def relation_cue_terms(terms: set[str]) -> set[str]:
     return out
 
 
+@cache
+def _attribute_stems() -> dict[str, frozenset[str]]:
+    """Stemmed attribute word -> the stems a biography states it with ("death" -> "die")."""
+    out: dict[str, set[str]] = {}
+    for key, words in ATTRIBUTE_CUES.items():
+        for stem in content_terms(key):
+            out.setdefault(stem, set()).update(content_terms(" ".join(words)))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def with_attribute_cues(key_terms: Iterable[str], sentence_terms: Iterable[str]) -> list[str]:
+    """A sentence's terms plus each key term that it states in a biography's words: a key
+    "death" is met by "he died in ..." (`ATTRIBUTE_CUES`), so the sentence that states a
+    place of death is not outranked by one that only repeats the word "place"."""
+    terms = list(sentence_terms)
+    have = set(terms)
+    stems = _attribute_stems()
+    return terms + [k for k in dict.fromkeys(key_terms) if k not in have and stems.get(k, frozenset()) & have]
+
+
 def relation_terms(plan: Plan) -> set[str]:
     """Words that express the question's relations: the ones a bridge name stands next to."""
     question_terms = content_terms(plan.question)
@@ -140,7 +186,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     A candidate scores the relevance of the best card naming it, plus bonuses when that
     card comes from an anchor article (titled with an entity the question names), for
     names inside a quote (not just a document title), for multi-word names, for names that
-    are titles the searches returned, for standing next to a relation word, and (when the hop
+    are titles the searches returned, for standing next to a relation word, less when the card
+    only uses the name to describe a noun (`describes_noun`), and (when the hop
     asks for a mother or father, `hop_query`) for the parent's place in "the son of A and B",
     and for standing next to the word for what the hop looks for (`finds`: "the series X").
     """
@@ -171,6 +218,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             score += 0.3 * proximity(card.quote, name, relations)
             score += parent_bonus(card.quote, name, parent)
             score += KIND_WEIGHT * kind_nearness(card.quote, name, finds)
+            if describes_noun(card.quote, name):
+                score -= MODIFIER_PENALTY
             if name not in best:
                 order.append(name)
             if score > best.get(name, float("-inf")):

@@ -67,6 +67,14 @@ def _named_in(entity: str, query: str) -> bool:
     return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
 
 
+def _names_one(card: EvidenceCard, names: list[str]) -> bool:
+    """Does the card name one of `names` (folded, lower case)? In its title or quote, or by
+    being from that entity's own article: "Victor Emmanuel III of Italy" is the article of
+    "King Victor Emmanuel III of Italy", and its sentence "He died in Alexandria" is about him."""
+    text = fold_accents(f"{card.title} {card.quote}").lower()
+    return any(n in text for n in names) or names_title(fold_accents(card.title), set(names))
+
+
 class ResearchEngine(EvidenceIntake, HopResolution):
     def __init__(
         self,
@@ -202,7 +210,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         cards = self._usable_cards(sid)
         if not names:
             return cards
-        return [c for c in cards if any(n in fold_accents(f"{c.title} {c.quote}").lower() for n in names)]
+        return [c for c in cards if _names_one(c, names)]
 
     def _usable_cards(self, sid: str) -> list[EvidenceCard]:
         """The sub-question's cards, less what a lower-graded copy added to a page read in
@@ -238,7 +246,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         resolved = self.resolved.get(deps[0]) if len(deps) == 1 else None
         if resolved:
             name = fold_accents(resolved).lower()
-            cards = [c for c in cards if name in fold_accents(f"{c.title} {c.quote}").lower()] or cards
+            cards = [c for c in cards if _names_one(c, [name])] or cards
         test = self._answer_tests.get(sid)
         if test is not None:
             # An answer hop's claims come from sentences that can state the answer, when any do.

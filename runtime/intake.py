@@ -10,7 +10,7 @@ sentences become cards, near-duplicates are rejected and conflicts between cards
 from __future__ import annotations
 
 import time
-from citeloop.runtime.bridging import focus_terms, names_title
+from citeloop.runtime.bridging import focus_terms, names_title, with_attribute_cues
 from citeloop.runtime.injection import findings_by_line, strip_invisible
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms, fold_accents, term_overlap
@@ -93,7 +93,8 @@ class EvidenceIntake:
         # The bonus goes to pages about the entity the previous hop resolved to: a runner-up's
         # page must not win the bridge on a sentence that merely has the answer's shape.
         bridges = [fold_accents(self.resolved[d]).lower() for d in state.sq.depends_on if self.resolved.get(d)]
-        if bridges and not any(b in fold_accents(doc_text).lower() for b in bridges):
+        if bridges and not any(b in fold_accents(doc_text).lower() for b in bridges) \
+                and not names_title(fold_accents(doc.title), set(bridges)):
             answer_test = None
         candidates: list[KeepCandidate] = []
         injected: set[str] = set()
@@ -111,7 +112,7 @@ class EvidenceIntake:
                 rec.emit(CardRejected, parent=parent, subq=sid, rejected=RejectedText(
                     doc_id=doc.doc_id, sentence_ids=[s.sid], reason="injection", detail=why))
                 continue
-            terms = content_terms(clean)
+            terms = with_attribute_cues(key, content_terms(clean))
             rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
             if answer_test is not None and rel > 0 and answer_test(clean):
                 rel = min(1.0, rel + self.config.read.answer_sentence_bonus)

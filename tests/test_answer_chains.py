@@ -1,0 +1,89 @@
+"""Relation chains on hand-made corpora: the next hop's entity is a name, not a describing
+word; a hop about an entity is answered by that entity's own article even where its
+sentences only say "he"; a biography's words for an attribute ("died") meet the question's
+("place of death"); a plain "where" is answered by the town."""
+
+from __future__ import annotations
+
+import pytest
+
+from citeloop.runtime.bridging import describes_noun, with_attribute_cues
+from citeloop.runtime.corpus import Corpus, Document
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.text import content_terms
+from citeloop.trajectories.runfile import MemorySink
+
+FILLER = {
+    "Kelp Forest": "A kelp forest is an underwater area with a high density of kelp. It grows in cold water.",
+    "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar.",
+    "Violin": "The violin is a wooden string instrument. It is the smallest member of its family.",
+}
+
+
+def _kit(pages: dict[str, str]) -> ResearchKit:
+    docs = [Document(id=f"d{i}", title=title, text=text) for i, (title, text) in enumerate(pages.items())]
+    corpus = Corpus(docs, source="test-answer-chains")
+    return ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
+
+
+@pytest.mark.parametrize(("quote", "name", "describes"), [
+    ("Velm Harbour is an Indian Bengali drama film directed by Arko Sen.", "Indian Bengali", True),
+    ("Velm Harbour is an Indian Bengali drama film directed by Arko Sen.", "Arko Sen", False),
+    ("Fatma Deniz is a 1972 Turkish drama film.", "Turkish", True),
+    ("They toured as the Hong Kong duo Twins.", "Hong Kong", True),
+    ("Kira Moss is an American actress.", "American", True),
+    ("The film was made by the Coen Brothers in 1990.", "Coen Brothers", False),  # "in" is no noun
+    ("It is the Coen Brothers directed thriller.", "Coen Brothers", False),  # a past verb follows
+    ("She married Arko Sen and moved to Delhi.", "Arko Sen", False),  # no article before
+])
+def test_a_name_used_only_to_describe_a_noun_is_told_apart(quote: str, name: str, describes: bool) -> None:
+    assert describes_noun(quote, name) is describes
+
+
+def test_the_next_hop_follows_the_director_not_the_describing_words() -> None:
+    """"Indian Bengali" stands as near the question's words as the director does; followed,
+    it would lead to another Indian Bengali screenwriter's dates."""
+    kit = _kit({**FILLER,
+                "Velm Harbour": "Velm Harbour is an Indian Bengali drama film directed by Arko Sen.",
+                "Arko Sen": "Arko Sen (4 May 1961 - 2 June 2020) is a screenwriter.",
+                "Tomas Ray": "Tomas Ray (2 June 1930 - 5 May 1990) is an Indian Bengali screenwriter and producer."})
+    result, _ = run_research("When was the director of film Velm Harbour born?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "4 May 1961", result.report.answer
+
+
+def test_a_biography_states_the_attribute_in_its_own_words() -> None:
+    """The key "death" is met by "died"; "place" alone is not more."""
+    terms = with_attribute_cues(content_terms("Oskar Dal place death"), content_terms("He died in Tessa."))
+    assert "death" in terms
+    assert "death" not in with_attribute_cues(content_terms("Oskar Dal place death"),
+                                              content_terms("He named a new minister in his place."))
+    assert "birth" not in with_attribute_cues(["birth"], content_terms("He died in Tessa."))
+
+
+def test_the_own_article_of_the_entity_found_answers_even_where_it_says_he() -> None:
+    """The father is named "King Oskar Dal of Merrow" in his daughter's article, his own
+    article is titled without "King", and the sentence that states where he died names him
+    only as "he": it is still his evidence, and beats a sister's article that names him."""
+    kit = _kit({**FILLER,
+                "Princess Lira Vane": "Princess Lira Vane (1 June 1901 - 16 October 1986) was the eldest daughter "
+                                      "of King Oskar Dal of Merrow.",
+                "Oskar Dal of Merrow": "Oskar Dal of Merrow (1869 - 1947) was the King of Merrow from 1900. "
+                                       "During the war, Oskar Dal named a new minister. "
+                                       "He then went into exile to Tessa, Ondria, where he died.",
+                "Princess Mara Vane": "Princess Mara Vane (1902 - 1944) was the second daughter of King Oskar "
+                                      "Dal of Merrow and his wife Elna."})
+    result, _ = run_research("Where was the place of death of Princess Lira Vane's father?", kit, out_dir=None,
+                             sink=MemorySink())
+    assert result.report.answer.text == "Tessa", result.report.answer
+
+
+@pytest.mark.parametrize(("asked", "expected"), [("Where did Rona Vell die?", "Portland"),
+                                                 ("Rona Vell died in what state?", "Oregon"),
+                                                 ("Rona Vell died in what city?", "Portland, Oregon")])
+def test_a_plain_where_is_answered_by_the_town(asked: str, expected: str) -> None:
+    """The region stands nearer "died", but a plain "where" asks for the most specific place."""
+    kit = _kit({**FILLER, "Rona Vell": "Rona Vell was a singer-songwriter. She moved to Portland, Oregon, "
+                                       "where she died."})
+    answer = run_research(asked, kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == expected, answer
