@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 import yaml
@@ -56,9 +56,18 @@ def cues() -> Cues:
                 frozenset(data["town_nouns"]))
 
 
-def has_phrase(text: str, phrases: tuple[str, ...]) -> bool:
-    low = f" {' '.join(tokenize(text))} "
+def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
+    """Does the question ask with one of these phrases, outside the names it mentions? The
+    song title in "the performer of song That's When Your Heartaches Begin" asks no date."""
+    low = f" {' '.join(tokenize(_without_names(question)))} "
     return any(f" {p} " in low for p in phrases)
+
+
+@lru_cache(maxsize=1 << 12)
+def _without_names(question: str) -> str:
+    for span in sorted((e for e in entity_spans(question) if not e.isdigit()), key=len, reverse=True):
+        question = question.replace(span, " , ")
+    return question
 
 
 # --------------------------------------------------------------------------- values in sentences

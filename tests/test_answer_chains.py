@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.bridging import describes_noun, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import BM25Index
@@ -87,3 +88,13 @@ def test_a_plain_where_is_answered_by_the_town(asked: str, expected: str) -> Non
                                        "where she died."})
     answer = run_research(asked, kit, out_dir=None, sink=MemorySink())[0].report.answer
     assert answer.text == expected, answer
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("What is the place of birth of the performer of song That's When Your Heartaches Begin?", "entity"),
+    ('Who sang "Where Do I Begin?"', "entity"),
+    ("In what year was the film Where Angels Fear to Tread released?", "date"),
+    ("When was the performer of song Lonely Road born?", "date"),
+])
+def test_a_question_word_inside_a_title_asks_nothing(question: str, kind: str) -> None:
+    assert answer_kind(question) == kind
