@@ -28,6 +28,10 @@ DATE_PATTERNS = [
     re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
 ]
 DEATH_WORDS = {"died", "death", "dead", "die", "dies"}
+LIFE_WORDS = DEATH_WORDS | {"born", "birth", "birthday", "older", "younger", "oldest", "youngest", "age"}
+"""Question words that ask for the dates of a life (a birth, a death, or who is older)."""
+_LIFE_MARKS = {"born", "died", "birth", "death", "b", "d"}
+_PARENS = re.compile(r"\(([^()]*)\)")
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,17 @@ def date_mentions(sentence: str) -> list[Mention]:
     return [mention for _, mention in sorted(found, key=lambda item: item[0])]
 
 
+def is_life_date(sentence: str, date: Mention) -> bool:
+    """Is this date a birth or a death? It stands in brackets that date a life (a dash or
+    two dates, or "born"/"died" inside: "(born 10 January 1930 in Ajmer)"), or within four
+    words after "born", "died", "birth" or "death"; not "The Housemaid (1960)"."""
+    for group in _PARENS.findall(sentence):
+        if date.text in group and (re.search(r"[\u2013\u2014-]", group) or len(date_mentions(group)) >= 2
+                                   or _LIFE_MARKS & set(tokenize(group))):
+            return True
+    return bool(_LIFE_MARKS & set(tokenize(sentence)[max(0, date.start - 4):date.start]))
+
+
 def number_mentions(sentence: str) -> list[Mention]:
     out = []
     for n in extract_numbers(sentence):
@@ -154,7 +169,12 @@ def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str)
     right shape: "17 years" in a sentence about something else is no answer to "which is
     larger" (and such a sentence is a favourite shape of a planted statement)."""
     if kind == "date":
-        return bool(date_mentions(quote))  # a life's dates stand in brackets, with no word of the relation
+        # A life's dates stand in brackets, with no word of the relation; a question about a
+        # birth, a death or an age needs such a date, not a film's year.
+        dates = date_mentions(quote)
+        if LIFE_WORDS & set(tokenize(question)):
+            return any(is_life_date(quote, d) for d in dates)
+        return bool(dates)
     if not relation & set(content_terms(quote)):
         return False
     if kind == "number":

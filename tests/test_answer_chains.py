@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from citeloop.runtime.answer import answer_kind
+from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.bridging import describes_noun, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import BM25Index
@@ -98,3 +99,18 @@ def test_a_plain_where_is_answered_by_the_town(asked: str, expected: str) -> Non
 ])
 def test_a_question_word_inside_a_title_asks_nothing(question: str, kind: str) -> None:
     assert answer_kind(question) == kind
+
+
+@pytest.mark.parametrize(("question", "quote", "states"), [
+    ("When was the director of film Velm Harbour born?", "Velm Harbour is a 1972 drama film by Arko Sen.", False),
+    ("When was the director of film Velm Harbour born?", "Arko Sen (4 May 1961 - 2 June 2020) is a screenwriter.",
+     True),
+    ("When was the director of film Velm Harbour born?", "Arko Sen (4 May 1961 2 June 2020) is a screenwriter.",
+     True),  # two dates in the brackets, the dash lost
+    ("Who died first, Arko Sen or Tomas Ray?", "Tomas Ray, born 2 June 1930 in Ajmer, is a producer.", True),
+    ("Who died first, Arko Sen or Tomas Ray?", "His first film, The Housemaid (1960), was a success.", False),
+    ("When was Velm Harbour released?", "Velm Harbour is a 1972 drama film by Arko Sen.", True),
+])
+def test_a_birth_or_death_is_stated_only_by_the_dates_of_a_life(question: str, quote: str, states: bool) -> None:
+    """Which sentences can state a dated answer (the answer hop's claims come from them)."""
+    assert states_kind("date", question, set(), quote) is states
