@@ -69,6 +69,22 @@ def describes_noun(quote: str, name: str) -> bool:
     return True
 
 
+_DISAMBIGUATED = re.compile(r"^(?P<name>.+?)\s*\((?P<what>[^()]+)\)$")
+
+
+def is_namesake(title: str, entities: Iterable[str]) -> bool:
+    """Is the page about a namesake of an entity the question pins down ("Ek Hi Bhool (1940
+    Film)")? Its title is the bare name ("Ek Hi Bhool", the 1981 film) or the name with another
+    qualifier ("Ek Hi Bhool (1981 film)"), not the pinned one."""
+    page = title.lower().strip()
+    page_name = page.split(" (")[0]
+    for entity in entities:
+        pinned = _DISAMBIGUATED.match(entity.strip())
+        if pinned and pinned.group("name").lower() == page_name and page != entity.lower().strip():
+            return True
+    return False
+
+
 def term_positions(words: list[str], terms: set[str]) -> list[int]:
     """Positions of the words (tokens) that are, or stem to, one of `terms`."""
     return [i for i, w in enumerate(words) if w in terms or (content_terms(w) and content_terms(w)[0] in terms)]
@@ -201,6 +217,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     source: dict[str, EvidenceCard] = {}
     order: list[str] = []
     for card in sorted(cards, key=lambda c: -c.grade.relevance):
+        if is_namesake(card.title, plan.entities):
+            continue  # another film of the same name names no one in this chain
         anchor = 0.5 if names_title(card.title, question_names) else 0.0
         own = card.title.split(" (")[0]
         named_titles = [short for short in titles if len(short) > 3 and short != own and short in card.quote]

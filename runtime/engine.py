@@ -26,7 +26,7 @@ from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
-from citeloop.runtime.bridging import names_title
+from citeloop.runtime.bridging import is_namesake, names_title
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.report import SubQuestionOutcome, build_report
@@ -206,8 +206,9 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         its bridge to the next hop is read only from that evidence: a sibling's article read
         by the same search must not decide this chain's next entity.
         """
-        names = [fold_accents(e).lower() for e in self.states[sid].entities]
-        cards = self._usable_cards(sid)
+        entities = self.states[sid].entities
+        names = [fold_accents(e).lower() for e in entities]
+        cards = [c for c in self._usable_cards(sid) if not is_namesake(c.title, entities)]
         if not names:
             return cards
         return [c for c in cards if _names_one(c, names)]

@@ -9,7 +9,7 @@ import pytest
 
 from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
-from citeloop.runtime.bridging import describes_noun, with_attribute_cues
+from citeloop.runtime.bridging import describes_noun, is_namesake, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.session import ResearchKit, run_research
@@ -114,3 +114,25 @@ def test_a_question_word_inside_a_title_asks_nothing(question: str, kind: str) -
 def test_a_birth_or_death_is_stated_only_by_the_dates_of_a_life(question: str, quote: str, states: bool) -> None:
     """Which sentences can state a dated answer (the answer hop's claims come from them)."""
     assert states_kind("date", question, set(), quote) is states
+
+
+def test_a_pinned_title_is_not_read_from_its_namesake() -> None:
+    """"Velm Harbour (1940 Film)": the 1981 film of the same name names another director."""
+    kit = _kit({**FILLER,
+                "Velm Harbour": "Velm Harbour is a 1981 Bollywood drama film produced by Rao Films and directed by "
+                                "Tomas Ray. The film is a remake of the Tamil movie Mouna Geeth.",
+                "Velm Harbour (1940 film)": "Velm Harbour (The Only Road) is a 1940 social drama directed by Arko Sen.",
+                "Arko Sen": "Arko Sen (4 May 1901 - 2 June 1970) was a screenwriter.",
+                "Tomas Ray": "Tomas Ray (2 June 1930 - 5 May 1990) was a screenwriter and producer."})
+    result, _ = run_research("When was the director of film Velm Harbour (1940 Film) born?", kit, out_dir=None,
+                             sink=MemorySink())
+    assert result.report.answer.text == "4 May 1901", result.report.answer
+    cited = {card.title for card in result.report.evidence}
+    assert "Velm Harbour" not in cited, cited
+
+
+@pytest.mark.parametrize(("title", "namesake"), [
+    ("Velm Harbour", True), ("Velm Harbour (1981 film)", True), ("Velm Harbour (1940 film)", False),
+    ("Arko Sen", False)])
+def test_a_page_of_the_same_name_with_another_qualifier_is_a_namesake(title: str, namesake: bool) -> None:
+    assert is_namesake(title, ["Velm Harbour (1940 Film)", "Velm Harbour"]) is namesake
