@@ -169,11 +169,21 @@ class HopResolution:
         return list(options[index].names)
 
     def _confirm_bridge(self, state: SubQuestionState) -> None:
-        """Once a dependent hop has evidence, the candidate that evidence names is the bridge."""
+        """Once a dependent hop has evidence, the candidate that evidence names is the bridge:
+        first the best-ranked candidate whose own article the hop read, else the candidate the
+        most relevant card names. (The next-hop query carries runner-ups; a card that names a
+        runner-up in passing, "... son of Otto I", must not make it the bridge when the
+        leader's own article is there.)"""
         if len(state.sq.depends_on) != 1:
             return
         dep = state.sq.depends_on[0]
-        for card in sorted(self._usable_cards(state.sq.id), key=lambda c: -c.grade.relevance):
+        cards = self._usable_cards(state.sq.id)
+        titles = {fold_accents(card.title) for card in cards}
+        for name in state.entities:
+            if any(names_title(title, {fold_accents(name).lower()}) for title in titles):
+                self.resolved[dep] = name
+                return
+        for card in sorted(cards, key=lambda c: -c.grade.relevance):
             text = fold_accents(f"{card.title} {card.quote}").lower()
             named = [e for e in state.entities if fold_accents(e).lower() in text]
             if named:

@@ -6,14 +6,18 @@ sentences only say "he"; a biography's words for an attribute ("died") meet the 
 from __future__ import annotations
 
 import pytest
+from llm_scripts import card
 
 from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.bridging import describes_noun, is_namesake, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
+from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms
+from citeloop.trajectories.models import SubQuestion
 from citeloop.trajectories.runfile import MemorySink
 
 FILLER = {
@@ -136,3 +140,32 @@ def test_a_pinned_title_is_not_read_from_its_namesake() -> None:
     ("Arko Sen", False)])
 def test_a_page_of_the_same_name_with_another_qualifier_is_a_namesake(title: str, namesake: bool) -> None:
     assert is_namesake(title, ["Velm Harbour (1940 Film)", "Velm Harbour"]) is namesake
+
+
+class _Hops(HopResolution):
+    """Just enough run state for `_confirm_bridge`: the hop's usable cards and the resolutions."""
+
+    def __init__(self, cards: list) -> None:
+        self.cards, self.resolved = cards, {}
+
+    def _usable_cards(self, sid: str) -> list:
+        return self.cards
+
+
+def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
+    """The next-hop query carried "Louis the Junker Burg Grebenstein Otto": a more relevant card
+    naming the runner-up Otto in passing does not make Otto the father."""
+    passing = card("c1", "Louis I of Chiny (murdered 29 September 1025) was a son of Otto I.", doc_id="d1", subq="sq2")
+    own = card("c2", "He was landgrave of Hesse until his death.", doc_id="d2", subq="sq2")
+    passing = passing.model_copy(update={"title": "Louis I, Count of Chiny",
+                                         "grade": passing.grade.model_copy(update={"relevance": 0.9})})
+    own = own.model_copy(update={"title": "Louis the Junker", "grade": own.grade.model_copy(update={"relevance": 0.4})})
+    state = SubQuestionState(sq=SubQuestion(id="sq2", axis="a2", question="When did he die?", search_query="{sq1} die",
+                                            stop_condition="one source", depends_on=["sq1"]),
+                             status="searching", query="q", entities=["Louis the Junker", "Burg Grebenstein", "Otto"])
+    hops = _Hops([passing, own])
+    hops._confirm_bridge(state)
+    assert hops.resolved == {"sq1": "Louis the Junker"}
+    hops = _Hops([passing])  # without the leader's article, the card that names a candidate decides
+    hops._confirm_bridge(state)
+    assert hops.resolved == {"sq1": "Otto"}
