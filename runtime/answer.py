@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and states_kind are part of this API
+    asked_parent,
     has_phrase,
     best_span,
     cues,
@@ -218,7 +219,7 @@ def _single(plan: Plan, kind: AnswerKind, sid: str, evidence: ReportEvidence, st
     if kind == "yes_no":
         return _yes_no_single(plan, sid, sentences, statuses, confidence)
     found = best_span(kind, sentences, hop_relation(plan, sid), _subject_names(plan, sid, resolved), plan.question,
-                      evidence.titles(), sq.finds, evidence.described())
+                      evidence.titles(), sq.finds, evidence.described(), asked_parent(SLOT.sub(" ", sq.search_query)))
     if not found:
         return _missing(kind, [sid], statuses, f"no {kind} in the cited sentences of {sid}")
     best = found[0]

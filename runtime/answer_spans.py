@@ -13,7 +13,14 @@ from importlib import resources
 
 import yaml
 
-from citeloop.runtime.bridging import CALENDAR_WORDS, KIND_WEIGHT, kind_nearness, proximity, term_positions
+from citeloop.runtime.bridging import (
+    CALENDAR_WORDS,
+    KIND_WEIGHT,
+    kind_nearness,
+    parent_slot,
+    proximity,
+    term_positions,
+)
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
@@ -162,6 +169,17 @@ def _after_place_word(sentence: str, name: str) -> bool:
                      sentence) is not None
 
 
+PARENT_SLOT = 0.5
+"""Added to a name in the place of the parent asked ("the son of A and B": A is the father), taken from one in the other place."""
+
+
+def asked_parent(hop_query: str) -> str | None:
+    """"father" or "mother" when the hop's own query words ask for one parent and not the other."""
+    words = set(tokenize(hop_query))
+    father, mother = "father" in words, "mother" in words
+    return "father" if father and not mother else "mother" if mother and not father else None
+
+
 def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str) -> bool:
     """Could this sentence state an answer of this kind? (Used to choose the answer hop's claims.)
 
@@ -247,10 +265,11 @@ def _described_as(name: str, finds: str, described: dict[str, list[str]]) -> boo
 
 def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]], relation: set[str],
               subjects: list[str], question: str, titles: set[str] = frozenset(), finds: str = "",
-              described: dict[str, list[str]] | None = None) -> list[Found]:
+              described: dict[str, list[str]] | None = None, parent: str | None = None) -> list[Found]:
     """Candidate answers in the cited sentences, best first. `titles`: pages read in the run;
     `finds`: the word for what the question asks ("station"), next to which the answer stands
-    or which its own article's cards (`described`) call it."""
+    or which its own article's cards (`described`) call it; `parent`: the parent the hop asks
+    for (`asked_parent`), whose place in "the son of A and B" counts."""
     question_tokens = set(tokenize(question))
     death = bool(DEATH_WORDS & question_tokens)
     found: dict[str, Found] = {}
@@ -278,6 +297,10 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
                                         float(_described_as(name, finds, described or {})))
+                if parent is not None:
+                    # "the daughter of FATHER and MOTHER": the parent asked stands in its place.
+                    slot = parent_slot(quote, name)
+                    score += 0.0 if slot is None else PARENT_SLOT if slot == parent else -PARENT_SLOT
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
                     # the question asks where someone is from.

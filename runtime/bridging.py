@@ -172,15 +172,36 @@ _PARENTS = re.compile(r"\b(?:son|daughter|child|children|sons|daughters)\s+of\s+
                       r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
 
 
+def parents_named(quote: str) -> tuple[str, str] | None:
+    """(father, mother) of "the son of FATHER and MOTHER", a shared family name given to both:
+    "the son of John and Elizabeth Dickens" -> ("John Dickens", "Elizabeth Dickens")."""
+    match = _PARENTS.search(quote)
+    if match is None:
+        return None
+    first, second = match.group("first").strip(), match.group("second").strip()
+    spans = [span for span in entity_spans(second) if not span.isdigit()]
+    second = spans[0] if spans and second.startswith(spans[0]) else second  # "Elizabeth Dickens and was ..."
+    words = second.split()
+    if re.fullmatch(r"[A-Z][a-z]+", first) and len(words) >= 2 and all(w[:1].isupper() for w in words):
+        first = f"{first} {words[-1]}"
+    return first, second
+
+
+def parent_slot(quote: str, name: str) -> str | None:
+    """"father" or "mother" when `name` stands in that place of "the child of FATHER and MOTHER"."""
+    parents = parents_named(quote)
+    if parents is None:
+        return None
+    if name in parents[0]:
+        return "father"
+    return "mother" if name in parents[1] else None
+
+
 def parent_bonus(quote: str, name: str, parent: str | None) -> float:
     """0.5 when `name` is the parent the hop asks for in "the child of FATHER and MOTHER"."""
     if parent not in ("father", "mother"):
         return 0.0
-    match = _PARENTS.search(quote)
-    if match is None:
-        return 0.0
-    slot = match.group("first" if parent == "father" else "second")
-    return 0.5 if name in slot else 0.0
+    return 0.5 if parent_slot(quote, name) == parent else 0.0
 
 
 def kind_nearness(quote: str, name: str, finds: str) -> float:
@@ -222,7 +243,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
         anchor = 0.5 if names_title(card.title, question_names) else 0.0
         own = card.title.split(" (")[0]
         named_titles = [short for short in titles if len(short) > 3 and short != own and short in card.quote]
-        quote_names = [*named_titles, *entity_spans(card.quote)]
+        parents = parents_named(card.quote)
+        quote_names = [*named_titles, *entity_spans(card.quote), *(parents or ())]
         for name in dict.fromkeys([*quote_names, card.title]):
             tokens = tokenize(name)
             if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:

@@ -10,7 +10,7 @@ from llm_scripts import card
 
 from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
-from citeloop.runtime.bridging import describes_noun, is_namesake, with_attribute_cues
+from citeloop.runtime.bridging import describes_noun, is_namesake, parents_named, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.index import BM25Index
@@ -169,3 +169,24 @@ def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
     hops = _Hops([passing])  # without the leader's article, the card that names a candidate decides
     hops._confirm_bridge(state)
     assert hops.resolved == {"sq1": "Otto"}
+
+
+@pytest.mark.parametrize(("quote", "parents"), [
+    ("Frederick Dickens was the son of John and Elizabeth Dickens and was a clerk.", ("John Dickens", "Elizabeth Dickens")),
+    ("She was the daughter of King Nicholas I of Montenegro and Milena Vukov.", ("King Nicholas I of Montenegro",
+                                                                                "Milena Vukov")),
+    ("He was the son of Otto and his wife Ada.", ("Otto", "Ada")),
+    ("He was a painter and a friend of the court.", None),
+])
+def test_the_parents_of_a_biography_are_father_then_mother(quote: str, parents: tuple[str, str] | None) -> None:
+    assert parents_named(quote) == parents
+
+
+def test_a_grandmother_is_the_mother_in_the_parents_sentence() -> None:
+    """"the daughter of King Boris Merrow and Milena Vukov": the hop asks for the mother, and the
+    father stands nearer the relation word."""
+    kit = _kit({**FILLER,
+                "Lira Vane": "Lira Vane (1901 - 1986) was a princess, the daughter of Oskar Dal and his wife Elna Merrow.",
+                "Elna Merrow": "Elna Merrow (1880 - 1950) was the daughter of King Boris Merrow and Milena Vukov."})
+    result, _ = run_research("Who is Lira Vane's maternal grandmother?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Milena Vukov", result.report.answer
