@@ -300,7 +300,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if parent is not None:
                     # "the daughter of FATHER and MOTHER": the parent asked stands in its place.
                     slot = parent_slot(quote, name)
-                    score += 0.0 if slot is None else PARENT_SLOT if slot == parent else -PARENT_SLOT
+                    score += 0.0 if slot is None else PARENT_SLOT if slot in (parent, "parent") else -PARENT_SLOT
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
                     # the question asks where someone is from.

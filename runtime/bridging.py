@@ -187,21 +187,28 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     return first, second
 
 
+_CHILD_OF = re.compile(r"\b(?:son|daughter|child)\s+of\s+(?:the\s+)?(?P<name>[A-Z][^,.;()]*)")
+
+
 def parent_slot(quote: str, name: str) -> str | None:
-    """"father" or "mother" when `name` stands in that place of "the child of FATHER and MOTHER"."""
+    """"father" or "mother" when `name` stands in that place of "the child of FATHER and
+    MOTHER"; "parent" when it is the one parent a sentence names ("the son of Henry Ford and
+    president of ...")."""
     parents = parents_named(quote)
-    if parents is None:
-        return None
-    if name in parents[0]:
-        return "father"
-    return "mother" if name in parents[1] else None
+    if parents is not None:
+        if name in parents[0]:
+            return "father"
+        return "mother" if name in parents[1] else None
+    single = _CHILD_OF.search(quote)
+    return "parent" if single is not None and single.group("name").startswith(name) else None
 
 
 def parent_bonus(quote: str, name: str, parent: str | None) -> float:
-    """0.5 when `name` is the parent the hop asks for in "the child of FATHER and MOTHER"."""
+    """0.5 when `name` is the parent the hop asks for in "the child of FATHER and MOTHER", or
+    the one parent a sentence names."""
     if parent not in ("father", "mother"):
         return 0.0
-    return 0.5 if parent_slot(quote, name) == parent else 0.0
+    return 0.5 if parent_slot(quote, name) in (parent, "parent") else 0.0
 
 
 def kind_nearness(quote: str, name: str, finds: str) -> float:

@@ -10,7 +10,7 @@ from llm_scripts import card
 
 from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
-from citeloop.runtime.bridging import describes_noun, is_namesake, parents_named, with_attribute_cues
+from citeloop.runtime.bridging import describes_noun, is_namesake, parent_slot, parents_named, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.index import BM25Index
@@ -190,3 +190,13 @@ def test_a_grandmother_is_the_mother_in_the_parents_sentence() -> None:
                 "Elna Merrow": "Elna Merrow (1880 - 1950) was the daughter of King Boris Merrow and Milena Vukov."})
     result, _ = run_research("Who is Lira Vane's maternal grandmother?", kit, out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "Milena Vukov", result.report.answer
+
+
+@pytest.mark.parametrize(("quote", "name", "slot"), [
+    ("Edsel Ford was the son of Henry Ford and president of Ford Motor Company.", "Henry Ford", "parent"),
+    ("Edsel Ford was the son of Henry Ford and president of Ford Motor Company.", "Ford Motor Company", None),
+    ("He was the son of John and Elizabeth Dickens.", "Elizabeth Dickens", "mother"),
+    ("He was the son of John and Elizabeth Dickens.", "John Dickens", "father"),
+])
+def test_a_parent_is_placed_by_the_sentence_that_names_it(quote: str, name: str, slot: str | None) -> None:
+    assert parent_slot(quote, name) == slot
