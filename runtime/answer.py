@@ -35,6 +35,7 @@ from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and st
     states_kind,
 )
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
+from citeloop.runtime.countries import countries_named
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
@@ -288,6 +289,8 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
     # "The same country" is usually a nationality ("both American"): shared values decide that.
     if place in (cues().region_nouns | cues().town_nouns) - {"country", "nation"}:
         return _same_place(kind, place, options, evidence, all_claims, statuses, confidence)
+    if words & {"same"} and words & COUNTRY_WORDS:
+        return _same_country(kind, options, evidence, all_claims, statuses, confidence)
     if words & {"same"} or not terms:
         shared = _shared_values(options, evidence)
         text = "yes" if shared else "no"
@@ -312,6 +315,26 @@ def _same_place(kind: AnswerKind, place: str, options: list[tuple[str, str]], ev
     same = len({fold_accents(v).lower() for _, v in values}) == 1
     shown = ", ".join(f"{n}: {v}" for n, v in values)
     return _answered(kind, "yes" if same else "no", claims, f"compared {place}s ({shown})", confidence)
+
+
+COUNTRY_WORDS = frozenset({"country", "nationality", "nation", "citizenship"})
+"""Words of "the same country / nationality" questions, answered by `_same_country`."""
+
+
+def _same_country(kind: AnswerKind, options: list[tuple[str, str]], evidence: ReportEvidence,
+                  claims: list[ReportClaim], statuses: dict[str, str], confidence: ConfidenceOf) -> Answer:
+    """"Are A and B from the same country?": each option's countries, as its cited sentences
+    name them ("American", "U.S.", "in Hamar, Norway": `citeloop.runtime.countries`), compared. An
+    option whose sentences name no country leaves the answer open: saying "no" would claim a
+    difference nothing shows."""
+    named = {name: set().union(*(countries_named(card.quote) for _, card in evidence.sentences(sid)))
+             for name, sid in options}
+    missing = [sid for name, sid in options if not named[name]]
+    if missing:
+        return _missing(kind, missing, statuses, "no country is named for an option")
+    shared = set.intersection(*named.values())
+    shown = "; ".join(f"{n}: {', '.join(sorted(c))}" for n, c in named.items())
+    return _answered(kind, "yes" if shared else "no", claims, f"compared countries ({shown})", confidence)
 
 
 def _shared_values(options: list[tuple[str, str]], evidence: ReportEvidence) -> set[str]:

@@ -12,6 +12,7 @@ from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.bridging import describes_noun, is_namesake, parent_slot, parents_named, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
+from citeloop.runtime.countries import countries_named
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.session import ResearchKit, run_research
@@ -200,3 +201,28 @@ def test_a_grandmother_is_the_mother_in_the_parents_sentence() -> None:
 ])
 def test_a_parent_is_placed_by_the_sentence_that_names_it(quote: str, name: str, slot: str | None) -> None:
     assert parent_slot(quote, name) == slot
+
+
+@pytest.mark.parametrize(("text", "countries"), [
+    ("Marian Hale is an American philosopher.", {"United States"}),
+    ("John Ward was a U.S. Representative from Alabama.", {"United States"}),
+    ("The museum in Hamar, Norway is a regional museum.", {"Norway"}),
+    ("He was born in Indiana.", set()),  # "Indian" is no word of "Indiana"
+    ("Michael Jordan played for Chicago.", set()),  # a country left to its adjective
+    ("a Jordanian writer", {"Jordan"}),
+])
+def test_countries_are_named_by_their_adjectives_and_other_names(text: str, countries: set[str]) -> None:
+    assert countries_named(text) == countries
+
+
+@pytest.mark.parametrize(("second", "expected"), [
+    ("Tom Rell was a U.S. Representative from Alabama.", ("answered", "yes")),
+    ("Tom Rell was a Canadian army officer.", ("answered", "no")),
+    ("Tom Rell was an army officer and businessman.", ("not_found", None)),
+])
+def test_the_same_country_is_compared_by_country_not_by_shared_words(second: str, expected: tuple) -> None:
+    """"American" and "U.S." are one country; a side that names no country leaves it open."""
+    kit = _kit({**FILLER, "Mara Hale": "Mara Hale is an American philosopher and linguist.", "Tom Rell": second})
+    answer = run_research("Did Mara Hale and Tom Rell share the same nationality?", kit, out_dir=None,
+                          sink=MemorySink())[0].report.answer
+    assert (answer.status, answer.text) == expected, answer
