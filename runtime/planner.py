@@ -92,6 +92,22 @@ def _names(text: str) -> list[str]:
     return [e for e in entity_spans(text) if e.lower() not in STOPWORDS and not e.isdigit()]
 
 
+def _with_qualifiers(text: str, names: list[str]) -> list[str]:
+    """Names with the qualifier the text gives them in brackets, kept whole: "Amy (2015 Film)"
+    is one option, not "Amy", "2015" and "Film"."""
+    out: list[str] = []
+    inside: set[str] = set()
+    for name in names:
+        if name in inside:
+            continue
+        match = re.search(re.escape(name) + r"\s*\(([^()]+)\)", text)
+        if match is not None:
+            inside |= set(_names(match.group(1))) | {t for t in match.group(1).split()}
+            name = match.group(0)
+        out.append(name)
+    return [n for n in out if n not in inside]
+
+
 def _words(text: str) -> str:
     """Query words of a text: its tokens without stopwords, in order."""
     return " ".join(t for t in tokenize(text) if t not in STOPWORDS)
@@ -185,7 +201,7 @@ class RulePlanner:
 
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
         # Named options ("..., Love & War (Barlowgirl Album) or X?") are compared whole.
-        compared = either_or_options(question) or named[:4]
+        compared = either_or_options(question) or _with_qualifiers(body, named)[:4]
         entity_terms = {t for e in compared for t in tokenize(e)}
         attribute = " ".join(t for t in _words(body).split() if t not in entity_terms)
         axes = [Axis(id=f"a{i + 1}", title=f"{name}") for i, name in enumerate(compared)]

@@ -179,3 +179,10 @@ def test_a_question_word_in_the_last_clause_starts_from_the_named_entity() -> No
 def test_a_question_word_after_a_clause_about_someone_keeps_the_innermost_first() -> None:
     plan = RulePlanner().plan("The state where Henry Worrall died has how many congressional districts?")
     assert "henry worrall" in plan.sub_questions[0].search_query
+
+
+def test_a_compared_name_keeps_its_bracketed_qualifier() -> None:
+    """"Amy (2015 Film)" is one option, not "Amy", "2015" and "Film"."""
+    plan = RulePlanner().plan("Are the movies Amy (2015 Film) and Manhattan Angel, from the same country?")
+    assert [a.title for a in plan.axes] == ["Amy (2015 Film)", "Manhattan Angel"]
+    assert [sq.search_query.split(" movies")[0] for sq in plan.sub_questions] == ["Amy (2015 Film)", "Manhattan Angel"]
