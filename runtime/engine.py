@@ -13,6 +13,7 @@ search) stop the run without asking the policy and are recorded as `hard_limit` 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -72,7 +73,9 @@ def _names_one(card: EvidenceCard, names: list[str]) -> bool:
     being from that entity's own article: "Victor Emmanuel III of Italy" is the article of
     "King Victor Emmanuel III of Italy", and its sentence "He died in Alexandria" is about him."""
     text = fold_accents(f"{card.title} {card.quote}").lower()
-    return any(n in text for n in names) or names_title(fold_accents(card.title), set(names))
+    # A number is named as a word: "4" of "4 Minute Mile" is not in "1914".
+    return any(re.search(rf"(?<!\d){n}(?!\d)", text) if n.isdigit() else n in text for n in names) \
+        or names_title(fold_accents(card.title), set(names))
 
 
 class ResearchEngine(EvidenceIntake, HopResolution):

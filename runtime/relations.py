@@ -110,7 +110,8 @@ def relation_path(question: str) -> RelationPath | None:
     """The relation path of a question, or None when it names no relation of a named entity."""
     body = question.strip().rstrip("?").strip()
     either = EITHER_OR.search(body + "?")
-    relation = re.search(r"\b" + _RELATION + r"\b", body, re.IGNORECASE)
+    # The relation is asked before the options: "Her Husband's Trademark" names a film, not a husband.
+    relation = re.search(r"\b" + _RELATION + r"\b", body[: either.start()] if either else body, re.IGNORECASE)
     if either and relation:
         # "Which film has the director born first, A or B?": one chain per compared work.
         bases = [_clean(either.group("a")), _clean(either.group("b"))]

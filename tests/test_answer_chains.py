@@ -13,6 +13,7 @@ from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.bridging import describes_noun, is_namesake, parent_slot, parents_named, with_attribute_cues
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.countries import countries_named
+from citeloop.runtime.engine import _names_one
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.session import ResearchKit, run_research
@@ -226,3 +227,13 @@ def test_the_same_country_is_compared_by_country_not_by_shared_words(second: str
     answer = run_research("Did Mara Hale and Tom Rell share the same nationality?", kit, out_dir=None,
                           sink=MemorySink())[0].report.answer
     assert (answer.status, answer.text) == expected, answer
+
+
+@pytest.mark.parametrize(("quote", "names", "named"), [
+    ("Three other adaptions exist, including earlier 1914 and 1916 versions.", ["4", "minute mile"], False),
+    ("The 4 Minute Mile premiered in 2014.", ["4"], True),
+    ("He then went into exile, where he died.", ["king victor emmanuel iii of italy"], True),  # by its title
+])
+def test_a_card_names_an_entity_by_word_or_by_its_own_title(quote: str, names: list[str], named: bool) -> None:
+    page = card("c1", quote).model_copy(update={"title": "Victor Emmanuel III of Italy"})
+    assert _names_one(page, names) is named

@@ -186,3 +186,10 @@ def test_a_compared_name_keeps_its_bracketed_qualifier() -> None:
     plan = RulePlanner().plan("Are the movies Amy (2015 Film) and Manhattan Angel, from the same country?")
     assert [a.title for a in plan.axes] == ["Amy (2015 Film)", "Manhattan Angel"]
     assert [sq.search_query.split(" movies")[0] for sq in plan.sub_questions] == ["Amy (2015 Film)", "Manhattan Angel"]
+
+
+def test_a_relation_word_inside_an_option_asks_no_relation() -> None:
+    """"Her Husband's Trademark" is a film: the question compares release dates, not husbands."""
+    plan = RulePlanner().plan("Which film was released earlier, Jazz Boat or Her Husband's Trademark?")
+    assert [sq.search_query for sq in plan.sub_questions] == ["Jazz Boat film released earlier",
+                                                             "Her Husband's Trademark film released earlier"]
