@@ -235,8 +235,20 @@ def _attribute_terms(plan: Plan, options: list[str]) -> set[str]:
         t for w in cues().shared_value_cues for t in content_terms(w)}
 
 
-def _states(sentences: list[tuple[ReportClaim, EvidenceCard]], terms: set[str]) -> list[ReportClaim]:
-    return [c for c, card in sentences if terms and terms <= set(content_terms(card.quote))]
+def _states(sentences: list[tuple[ReportClaim, EvidenceCard]], terms: set[str],
+            allow_empty: bool = False) -> list[ReportClaim]:
+    return [c for c, card in sentences if (terms or allow_empty) and terms <= set(content_terms(card.quote))]
+
+
+def _without(question: str, names: list[str]) -> str:
+    for name in names:
+        question = question.replace(name, " ")
+    return question
+
+
+def _country_words(question: str, country: str) -> list[str]:
+    """The words of the question that name `country` ("American" for the United States)."""
+    return [w for w in re.findall(r"[A-Z][\w.]*", question) if countries_named(w) == {country}]
 
 
 def _yes_no_single(plan: Plan, sid: str, sentences, statuses, confidence) -> Answer:  # noqa: ANN001
@@ -275,7 +287,13 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
         shown = ", ".join(f"{n}: {f.text}" for _, n, f in values)
         return _answered(kind, ordered[0][1], claims, f"compared {value_kind}s ({shown})", confidence)
     terms = _attribute_terms(plan, [n for n, _ in options])
-    stated = {name: _states(evidence.sentences(sid), terms) for name, sid in options}
+    asked = countries_named(_without(plan.question, [n for n, _ in options]))
+    if asked:
+        # "both American directors": the country is stated as any of its words ("U.S.").
+        terms -= {t for c in asked for w in _country_words(plan.question, c) for t in content_terms(w)}
+    stated = {name: [c for c in _states(evidence.sentences(sid), terms, allow_empty=bool(asked))
+                     if not asked or countries_named(evidence.cards[c.citations[0]].quote) & asked]
+              for name, sid in options}
     all_claims = [cl for _, sid in options for cl, _ in evidence.sentences(sid)]
     if kind == "choice":
         holders = [n for n, claims in stated.items() if claims]

@@ -25,6 +25,11 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     return out
 
 
+def is_country_word(text: str) -> bool:
+    """Is the text, whole, a country's name or adjective ("American", "British", "Norway")?"""
+    return any(pattern.fullmatch(text.strip()) for _, pattern in _patterns())
+
+
 def countries_named(text: str) -> set[str]:
     """The countries the text names, by their canonical names ("United States")."""
     return {country for country, pattern in _patterns() if pattern.search(text)}

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.relations import RelationPath, either_or_options, relation_path
+from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
@@ -201,7 +202,9 @@ class RulePlanner:
 
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
         # Named options ("..., Love & War (Barlowgirl Album) or X?") are compared whole.
-        compared = either_or_options(question) or _with_qualifiers(body, named)[:4]
+        # "Are A and B both American directors?": "American" is what is asked of them, not an option.
+        compared = either_or_options(question) or [n for n in _with_qualifiers(body, named)
+                                                    if not is_country_word(n)][:4]
         entity_terms = {t for e in compared for t in tokenize(e)}
         attribute = " ".join(t for t in _words(body).split() if t not in entity_terms)
         axes = [Axis(id=f"a{i + 1}", title=f"{name}") for i, name in enumerate(compared)]

@@ -237,3 +237,16 @@ def test_the_same_country_is_compared_by_country_not_by_shared_words(second: str
 def test_a_card_names_an_entity_by_word_or_by_its_own_title(quote: str, names: list[str], named: bool) -> None:
     page = card("c1", quote).model_copy(update={"title": "Victor Emmanuel III of Italy"})
     assert _names_one(page, names) is named
+
+
+@pytest.mark.parametrize(("second", "expected"), [
+    ("Tom Rell was an American philosopher and teacher.", "yes"),
+    ("Tom Rell was a Hungarian and Austrian philosopher.", "no"),
+])
+def test_both_of_a_nationality_is_asked_of_the_options_not_compared_with_them(second: str, expected: str) -> None:
+    """"Are A and B both American philosophers?": "American" is what is asked, not a third option."""
+    kit = _kit({**FILLER, "Mara Hale": "Mara Hale is an American philosopher and linguist.", "Tom Rell": second})
+    result, _ = run_research("Are Mara Hale and Tom Rell both American philosophers?", kit, out_dir=None,
+                             sink=MemorySink())
+    assert [a.title for a in result.plan.axes] == ["Mara Hale", "Tom Rell"]
+    assert (result.report.answer.kind, result.report.answer.text) == ("yes_no", expected), result.report.answer
