@@ -5,8 +5,8 @@ sub-questions, each with a search query, a stop condition, dependencies and the 
 report is expected to state. A bridge question becomes a chain of hops: the innermost
 relative clause is searched first and later hops wait for its answer entity (the `{sqN}`
 slot in their query). A comparison becomes one sub-question per compared entity.
-`validate_plan` is the gate that runs before any search (seed 3.6); a plan that fails
-it is an error with reasons, never a silent fallback.
+`validate_plan` (`citeloop.runtime.plan_gate`, re-exported here) is the gate that runs before
+any search (seed 3.6); a plan that fails it is an error with reasons, never a silent fallback.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ import re
 from typing import Protocol
 
 from citeloop.runtime.config import PlannerSettings
-from citeloop.runtime.relations import RelationPath, either_or_options, relation_path
 from citeloop.runtime.countries import is_country_word
+from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
+from citeloop.runtime.relations import RelationPath, either_or_options, relation_path
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
-SLOT = re.compile(r"\{(sq\d+)\}")
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
 RELATIVE = re.compile(
     r"(?<!\bto)(?<!\bin)(?<!\bof)(?<!\bby)(?<!\bfor)(?<!\bwith)(?<!\bat)(?<!\bfrom)(?<!\bon)"
@@ -44,12 +44,6 @@ ASSUMPTIONS = [
 
 class QuestionError(ValueError):
     """The question cannot be researched as given (empty, no searchable words)."""
-
-
-class PlanValidationError(ValueError):
-    def __init__(self, reasons: list[str]) -> None:
-        self.reasons = reasons
-        super().__init__("plan failed validation: " + "; ".join(reasons))
 
 
 class Planner(Protocol):
@@ -436,65 +430,3 @@ def resolve_planner(name: str, settings: PlannerSettings | None = None) -> Plann
     if name not in PLANNERS:
         raise PlanValidationError([f"unknown planner {name!r}; valid: {', '.join(sorted(PLANNERS))}"])
     return PLANNERS[name](settings)
-
-
-def validate_plan(plan: Plan, max_subqs: int = 12, min_subqs: int = 2, min_axes: int = 2) -> None:
-    """The plan gate: every rule a plan must meet before a single search is spent.
-
-    `min_subqs` and `min_axes` are lowered only for the naive baseline, which has no
-    decomposition by design.
-    """
-    reasons: list[str] = []
-    subs = plan.sub_questions
-    ids = [s.id for s in subs]
-    if not min_subqs <= len(subs) <= max_subqs:
-        reasons.append(f"{len(subs)} sub-questions; a plan needs between {min_subqs} and {max_subqs}")
-    if len(set(ids)) != len(ids):
-        reasons.append(f"duplicate sub-question ids: {sorted({i for i in ids if ids.count(i) > 1})}")
-    axis_ids = {a.id for a in plan.axes}
-    if not min_axes <= len(plan.axes) <= 5:
-        reasons.append(f"{len(plan.axes)} axes; a plan needs between {min_axes} and 5")
-    for axis in plan.axes:
-        if not any(s.axis == axis.id for s in subs):
-            reasons.append(f"axis {axis.id} ({axis.title!r}) has no sub-question")
-    for s in subs:
-        if s.axis not in axis_ids:
-            reasons.append(f"{s.id} belongs to unknown axis {s.axis!r}")
-        if len(s.stop_condition.strip()) < 4:
-            reasons.append(f"{s.id} has no stop condition, so it could be searched forever")
-        if not content_terms(SLOT.sub(" ", s.search_query)) and not SLOT.search(s.search_query):
-            reasons.append(f"{s.id} search query {s.search_query!r} has nothing searchable")
-        if not s.expected_claims:
-            reasons.append(f"{s.id} has no expected claims, so coverage cannot be measured")
-        for dep in s.depends_on:
-            if dep not in ids:
-                reasons.append(f"{s.id} depends on unknown sub-question {dep!r}")
-        for slot in SLOT.findall(s.search_query):
-            if slot not in s.depends_on:
-                reasons.append(f"{s.id} query uses slot {{{slot}}} but does not depend on {slot}")
-    if not any(not s.depends_on for s in subs):
-        reasons.append("every sub-question waits on another, so nothing can start")
-    if _has_cycle({s.id: s.depends_on for s in subs}):
-        reasons.append("sub-question dependencies form a cycle")
-    for p in plan.premises:
-        if p.subq not in ids:
-            reasons.append(f"premise {p.id} is verified by unknown sub-question {p.subq!r}")
-    if reasons:
-        raise PlanValidationError(reasons)
-
-
-def _has_cycle(graph: dict[str, list[str]]) -> bool:
-    state: dict[str, int] = {}
-
-    def visit(node: str) -> bool:
-        if state.get(node) == 1:
-            return True
-        if state.get(node) == 2:
-            return False
-        state[node] = 1
-        if any(visit(dep) for dep in graph.get(node, []) if dep in graph):
-            return True
-        state[node] = 2
-        return False
-
-    return any(visit(n) for n in sorted(graph))
