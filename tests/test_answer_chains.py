@@ -1,38 +1,28 @@
-"""Relation chains on hand-made corpora: the next hop's entity is a name, not a describing
-word; a hop about an entity is answered by that entity's own article even where its
-sentences only say "he"; a biography's words for an attribute ("died") meet the question's
-("place of death"); a plain "where" is answered by the town."""
+"""Relation chains and comparisons on hand-made corpora and sentences: the next hop's entity is
+a name, not a describing word, nor a namesake's; a hop about an entity is answered by that
+entity's own article even where its sentences only say "he"; the bridge is the leader whose
+article was read; a biography's words for an attribute ("died") meet the question's ("place of
+death"); a plain "where" is answered by the town; a question word inside a title asks nothing;
+births and deaths are dated by the dates of a life; parents are read from "the son of A and
+B"; countries are compared by country."""
 
 from __future__ import annotations
 
 import pytest
 from llm_scripts import card
+from test_answer import FILLER, _kit
 
 from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.bridging import describes_noun, is_namesake, parent_slot, parents_named, with_attribute_cues
-from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.engine import _names_one
 from citeloop.runtime.hops import HopResolution
-from citeloop.runtime.index import BM25Index
-from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms
 from citeloop.trajectories.models import SubQuestion
 from citeloop.trajectories.runfile import MemorySink
-
-FILLER = {
-    "Kelp Forest": "A kelp forest is an underwater area with a high density of kelp. It grows in cold water.",
-    "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar.",
-    "Violin": "The violin is a wooden string instrument. It is the smallest member of its family.",
-}
-
-
-def _kit(pages: dict[str, str]) -> ResearchKit:
-    docs = [Document(id=f"d{i}", title=title, text=text) for i, (title, text) in enumerate(pages.items())]
-    corpus = Corpus(docs, source="test-answer-chains")
-    return ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
 
 
 @pytest.mark.parametrize(("quote", "name", "describes"), [
