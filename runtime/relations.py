@@ -17,9 +17,9 @@ from dataclasses import dataclass
 RELATION_CUES: dict[str, tuple[str, ...]] = {
     "father": ("father", "son", "daughter", "child", "born to"),
     "mother": ("mother", "son", "daughter", "child", "born to"),
-    "husband": ("husband", "married", "wife", "spouse"),
-    "wife": ("wife", "married", "husband", "spouse"),
-    "spouse": ("spouse", "married", "wife", "husband"),
+    "husband": ("husband", "married", "marriage", "wife", "spouse"),
+    "wife": ("wife", "married", "marriage", "husband", "spouse"),
+    "spouse": ("spouse", "married", "marriage", "wife", "husband"),
     "child": ("child", "son", "daughter", "father", "mother"),
     "son": ("son", "child", "father", "mother"),
     "daughter": ("daughter", "child", "father", "mother"),

@@ -240,3 +240,13 @@ def test_both_of_a_nationality_is_asked_of_the_options_not_compared_with_them(se
                              sink=MemorySink())
     assert [a.title for a in result.plan.axes] == ["Mara Hale", "Tom Rell"]
     assert (result.report.answer.kind, result.report.answer.text) == ("yes_no", expected), result.report.answer
+
+
+def test_a_marriage_states_a_spouse() -> None:
+    kit = _kit({**FILLER,
+                "Glass Harbour": "Glass Harbour is a 1927 silent film directed by Constantin Dale.",
+                "Constantin Dale": "Constantin Dale (18 February 1886 - 19 February 1964) was a German film director. "
+                                   "He is also known for his marriage to the Hungarian actress Kathe Nagy."})
+    result, _ = run_research("Who is the spouse of the director of film Glass Harbour?", kit, out_dir=None,
+                             sink=MemorySink())
+    assert result.report.answer.text == "Kathe Nagy", result.report.answer
