@@ -149,6 +149,8 @@ def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
 # Lowercase words allowed inside a name ("Bank of America", "Ludwig van Beethoven").
 # "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
 CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "la", "von", "van", "du", "der", "di"})
+# Abbreviations a name goes on after ("St. Louis", "Ft. Worth", "Dr. Dre").
+NAME_ABBREVIATIONS: frozenset[str] = frozenset({"St", "Ste", "Mt", "Ft", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr"})
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\-][^\W\d_]+)*")
 _DIGITS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
@@ -169,10 +171,12 @@ def _capitalised_runs(text: str) -> list[tuple[int, str]]:
     """Runs of capitalised words, broken by punctuation, with connectors inside."""
     words = list(_WORD.finditer(text))
     # joined[i]: only whitespace separates word i from word i-1; punctuation ends a name.
-    # An initial ("Robert G. Vignola") keeps the name going across its full stop.
+    # An initial ("Robert G. Vignola") or a short title ("St. John's", "Mt. Hood") keeps the
+    # name going across its full stop.
     joined = [
         i > 0 and (not text[words[i - 1].end():w.start()].strip()
-                   or (len(words[i - 1].group(0)) == 1 and words[i - 1].group(0).isupper()
+                   or ((len(words[i - 1].group(0)) == 1 and words[i - 1].group(0).isupper()
+                        or words[i - 1].group(0) in NAME_ABBREVIATIONS)
                        and text[words[i - 1].end():w.start()].strip() == "."))
         for i, w in enumerate(words)
     ]

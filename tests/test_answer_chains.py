@@ -20,7 +20,7 @@ from citeloop.runtime.engine import _names_one
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import SubQuestionState
-from citeloop.runtime.text import content_terms
+from citeloop.runtime.text import content_terms, entity_spans
 from citeloop.trajectories.models import SubQuestion
 from citeloop.trajectories.runfile import MemorySink
 
@@ -250,3 +250,19 @@ def test_a_marriage_states_a_spouse() -> None:
     result, _ = run_research("Who is the spouse of the director of film Glass Harbour?", kit, out_dir=None,
                              sink=MemorySink())
     assert result.report.answer.text == "Kathe Nagy", result.report.answer
+
+
+@pytest.mark.parametrize(("text", "spans"), [
+    ("born in St. Louis, Missouri", ["St. Louis", "Missouri"]),
+    ("the slopes of Mt. Hood in Oregon", ["Mt. Hood", "Oregon"]),
+    ("Robert G. Vignola was a director.", ["Robert G. Vignola"]),
+    ("He moved to Paris. Marta stayed.", ["Paris", "Marta"]),  # a full stop after a name still ends it
+])
+def test_a_name_goes_on_after_a_short_title(text: str, spans: list[str]) -> None:
+    assert entity_spans(text) == spans
+
+
+def test_a_town_named_with_an_abbreviation_is_answered_whole() -> None:
+    kit = _kit({**FILLER, "Cole Barry": "Cole Barry (born 1926) is a songwriter. He was born in St. Louis, Missouri."})
+    answer = run_research("Where was Cole Barry born?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == "St. Louis", answer
