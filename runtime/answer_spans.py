@@ -21,6 +21,7 @@ from citeloop.runtime.bridging import (
     proximity,
     term_positions,
 )
+from citeloop.runtime.countries import countries_named
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
@@ -293,6 +294,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
             for name in _names_in(quote, titles):
                 if _is_subject(name, subjects, question_tokens):
                     continue
+                if origin and not countries_named(name):
+                    continue  # "What nationality is ...?" is answered by a country or its adjective
                 name, level = _place_level(quote, name, finds, place and not origin)
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),

@@ -266,3 +266,11 @@ def test_a_town_named_with_an_abbreviation_is_answered_whole() -> None:
     kit = _kit({**FILLER, "Cole Barry": "Cole Barry (born 1926) is a songwriter. He was born in St. Louis, Missouri."})
     answer = run_research("Where was Cole Barry born?", kit, out_dir=None, sink=MemorySink())[0].report.answer
     assert answer.text == "St. Louis", answer
+
+
+def test_a_nationality_is_answered_by_a_country_word() -> None:
+    """"Tory" and "Welbeck Abbey" stand nearer the question's words; neither is a nationality."""
+    kit = _kit({**FILLER, "Tom Rell": "Tom Rell (1780 - 1840) was a Tory politician of Welbeck Abbey and an "
+                                      "Irish landowner."})
+    answer = run_research("What nationality is Tom Rell?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == "Irish", answer
