@@ -24,7 +24,7 @@ from citeloop.runtime.memo import memo
 from citeloop.runtime.text import fold_accents
 
 # Bump when tokenisation or BM25 parameters change: the cache key must change with them.
-INDEX_FORMAT = 2  # 2: accents folded
+INDEX_FORMAT = 3  # 2: accents folded in queries; 3: and in the documents indexed
 BM25_PARAMS: dict[str, Any] = {"k1": 1.5, "b": 0.75, "method": "lucene"}
 _META_FILE = "citeloop_meta.json"
 # PyStemmer objects keep internal state per call and are not safe to share across
@@ -96,7 +96,8 @@ class BM25Index:
         cached = cls._load(entry, meta)
         if cached is not None:
             return cached
-        texts = [f"{doc.title}\n{doc.text}" for doc in corpus]
+        # Folded like the queries (`tokenize`): "Dušan Poliačik" is found by "Dusan Poliacik" and by itself.
+        texts = [fold_accents(f"{doc.title}\n{doc.text}") for doc in corpus]
         retriever = bm25s.BM25(**BM25_PARAMS)
         retriever.index(
             bm25s.tokenize(texts, stopwords="english", stemmer=_stemmer(), show_progress=False),

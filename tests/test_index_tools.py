@@ -247,3 +247,14 @@ def test_fault_plan_rejects_bad_rates() -> None:
         FaultPlan(seed=0, rates={"timeout": 0.8, "refused": 0.5})
     with pytest.raises(ValueError):
         FaultPlan(seed=0, rates={"ok": 0.5})
+
+
+@pytest.mark.parametrize("query", ["Dusan Poliacik", "Dušan Poliačik", "Roland Joffé", "Roland Joffe"])
+def test_accented_names_are_found_with_or_without_their_accents(tmp_path: Path, query: str) -> None:
+    """Documents are folded like queries: "Dušan Poliačik" is found by itself and by "Dusan Poliacik"."""
+    corpus = Corpus([Document(id="a", title="Dušan Poliačik", text="Dušan Poliačik is a retired weightlifter."),
+                     Document(id="b", title="Roland Joffé", text="Roland Joffé is a film director."),
+                     Document(id="c", title="Granite", text="Granite is an igneous rock.")], source="test-accents")
+    index = BM25Index.build(corpus, cache_dir=tmp_path)
+    expected = "a" if "Poli" in query else "b"
+    assert index.search(query, k=3)[0][0] == expected
