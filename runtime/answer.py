@@ -236,8 +236,12 @@ def _attribute_terms(plan: Plan, options: list[str]) -> set[str]:
 
 
 def _states(sentences: list[tuple[ReportClaim, EvidenceCard]], terms: set[str],
-            allow_empty: bool = False) -> list[ReportClaim]:
-    return [c for c, card in sentences if (terms or allow_empty) and terms <= set(content_terms(card.quote))]
+            countries: set[str] = frozenset()) -> list[ReportClaim]:
+    """The claims whose sentence has every term and, when `countries` is given, names one of them."""
+    if countries:
+        return [c for c, card in sentences
+                if terms <= set(content_terms(card.quote)) and countries_named(card.quote) & countries]
+    return [c for c, card in sentences if terms and terms <= set(content_terms(card.quote))]
 
 
 def _without(question: str, names: list[str]) -> str:
@@ -291,9 +295,7 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
     if asked:
         # "both American directors": the country is stated as any of its words ("U.S.").
         terms -= {t for c in asked for w in _country_words(plan.question, c) for t in content_terms(w)}
-    stated = {name: [c for c in _states(evidence.sentences(sid), terms, allow_empty=bool(asked))
-                     if not asked or countries_named(evidence.cards[c.citations[0]].quote) & asked]
-              for name, sid in options}
+    stated = {name: _states(evidence.sentences(sid), terms, asked) for name, sid in options}
     all_claims = [cl for _, sid in options for cl, _ in evidence.sentences(sid)]
     if kind == "choice":
         holders = [n for n, claims in stated.items() if claims]

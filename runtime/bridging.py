@@ -46,6 +46,16 @@ def names_title(title: str, names: set[str]) -> bool:
                                            for n in names)
 
 
+def names_entity(card: EvidenceCard, names: list[str]) -> bool:
+    """Does the card name one of `names` (folded, lower case)? In its title or quote, or by
+    being from that entity's own article (`names_title`): "Victor Emmanuel III of Italy" is the
+    article of "King Victor Emmanuel III of Italy", and its sentence "He died in Alexandria" is
+    about him. A number is named as a word: "4" of "4 Minute Mile" is not in "1914"."""
+    text = fold_accents(f"{card.title} {card.quote}").lower()
+    return any(re.search(rf"(?<!\d){n}(?!\d)", text) if n.isdigit() else n in text for n in names) \
+        or names_title(fold_accents(card.title), set(names))
+
+
 _DESCRIBED_BY = r"(?:\b(?:a|an|the)|\d{3,4})\s+"
 
 

@@ -13,7 +13,6 @@ search) stop the run without asking the policy and are recorded as `hard_limit` 
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 
@@ -27,7 +26,7 @@ from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
-from citeloop.runtime.bridging import is_namesake, names_title
+from citeloop.runtime.bridging import is_namesake, names_entity, names_title
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.report import SubQuestionOutcome, build_report
@@ -66,16 +65,6 @@ def _named_in(entity: str, query: str) -> bool:
     without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
     words = " ".join(tokenize(entity))
     return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
-
-
-def _names_one(card: EvidenceCard, names: list[str]) -> bool:
-    """Does the card name one of `names` (folded, lower case)? In its title or quote, or by
-    being from that entity's own article: "Victor Emmanuel III of Italy" is the article of
-    "King Victor Emmanuel III of Italy", and its sentence "He died in Alexandria" is about him."""
-    text = fold_accents(f"{card.title} {card.quote}").lower()
-    # A number is named as a word: "4" of "4 Minute Mile" is not in "1914".
-    return any(re.search(rf"(?<!\d){n}(?!\d)", text) if n.isdigit() else n in text for n in names) \
-        or names_title(fold_accents(card.title), set(names))
 
 
 class ResearchEngine(EvidenceIntake, HopResolution):
@@ -214,7 +203,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         cards = [c for c in self._usable_cards(sid) if not is_namesake(c.title, entities)]
         if not names:
             return cards
-        return [c for c in cards if _names_one(c, names)]
+        return [c for c in cards if names_entity(c, names)]
 
     def _usable_cards(self, sid: str) -> list[EvidenceCard]:
         """The sub-question's cards, less what a lower-graded copy added to a page read in
@@ -250,7 +239,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         resolved = self.resolved.get(deps[0]) if len(deps) == 1 else None
         if resolved:
             name = fold_accents(resolved).lower()
-            cards = [c for c in cards if _names_one(c, [name])] or cards
+            cards = [c for c in cards if names_entity(c, [name])] or cards
         test = self._answer_tests.get(sid)
         if test is not None:
             # An answer hop's claims come from sentences that can state the answer, when any do.

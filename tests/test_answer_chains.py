@@ -14,9 +14,15 @@ from test_answer import FILLER, _kit
 
 from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
-from citeloop.runtime.bridging import describes_noun, is_namesake, parent_slot, parents_named, with_attribute_cues
+from citeloop.runtime.bridging import (
+    describes_noun,
+    is_namesake,
+    names_entity,
+    parent_slot,
+    parents_named,
+    with_attribute_cues,
+)
 from citeloop.runtime.countries import countries_named
-from citeloop.runtime.engine import _names_one
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import SubQuestionState
@@ -226,7 +232,7 @@ def test_the_same_country_is_compared_by_country_not_by_shared_words(second: str
 ])
 def test_a_card_names_an_entity_by_word_or_by_its_own_title(quote: str, names: list[str], named: bool) -> None:
     page = card("c1", quote).model_copy(update={"title": "Victor Emmanuel III of Italy"})
-    assert _names_one(page, names) is named
+    assert names_entity(page, names) is named
 
 
 @pytest.mark.parametrize(("second", "expected"), [

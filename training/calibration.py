@@ -54,15 +54,16 @@ def simulate(points: Sequence[StopPoint], threshold: float) -> dict[str, Any]:
         by_run.setdefault(p.path, []).append(p)
     ends: list[Outcome] = []
     for run_points in by_run.values():
-        end = None
-        for p in sorted(run_points, key=lambda p: p.seq):
+        ordered = sorted(run_points, key=lambda p: p.seq)
+        end = ordered[-1].cont  # never stopped early: the run as recorded, past its last decision
+        for p in ordered:
             if p.margin > threshold:
                 end = p.stop
                 break
             if p.recorded == "stop":  # the run stopped here; the rule goes on: its CONTINUE branch
                 end = p.cont
                 break
-        ends.append(end if end is not None else sorted(run_points, key=lambda p: p.seq)[-1].cont)
+        ends.append(end)
     recalls = [o.gold_recall for o in ends if o.gold_recall is not None]
     return {"threshold": threshold, "runs": len(ends), "score": _mean([o.score for o in ends]),
             "gold_recall": _mean(recalls), "searches": _mean([float(o.searches) for o in ends])}

@@ -112,11 +112,11 @@ class LLMPolicy:
                  stop_margin: float | None = None) -> None:
         self.client = client
         self.choice_scoring = choice_scoring
+        """`sequence`: stop, angle and follow by whole-option likelihood (one prefill per option);
+        None: the server's choice-constrained decoding."""
         self.stop_margin = stop_margin
         """With sequence scoring: STOP only when its logprob beats CONTINUE's by more than this (a
         decision threshold fitted on training questions, `citeloop.training.calibration`); None: the likelier wins."""
-        """`sequence`: stop, angle and follow by whole-option likelihood (one prefill per option);
-        None: the server's choice-constrained decoding."""
         self.prompt_version = prompt_version
         """Template version the prompts render with (None: the current one); a model trained on
         an older dataset is asked in its own version."""
