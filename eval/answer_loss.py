@@ -66,7 +66,12 @@ def run_stage(path: str | Path, answers: Sequence[str]) -> str:
 
 def answer_loss(eval_json: dict, policy: str) -> dict:
     """Stage counts and per-question rows of one policy of an eval.json written with --runs-out."""
-    if policy not in eval_json.get("policies", {}):
+    policies = eval_json.get("policies") if isinstance(eval_json, dict) else None
+    if not isinstance(policies, dict) or not all(
+            isinstance(p, dict) and isinstance(p.get("per_question"), list)
+            and all(isinstance(r, dict) for r in p["per_question"]) for p in policies.values()):
+        raise ValueError("not an eval.json of `citeloop eval` (no policies with per_question rows)")
+    if policy not in policies:
         raise ValueError(f"policy {policy!r} is not in this eval.json (it has: "
                          f"{', '.join(eval_json.get('policies', {})) or 'none'})")
     rows = eval_json["policies"][policy]["per_question"]

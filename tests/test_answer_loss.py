@@ -57,3 +57,9 @@ def test_an_eval_without_run_files_is_one_error_line(tmp_path: Path, capsys: pyt
     assert len(err) == 1 and err[0].startswith("error:") and "--runs-out" in err[0]
     assert loss_main([str(tmp_path / "missing.json")]) == 2
     assert loss_main([str(path), "--policy", "naive"]) == 2
+    capsys.readouterr()
+    for bad in ('{"policies": 3}', "[1, 2]", '{"policies": {"heuristic": {"per_question": [7]}}}', "not json"):
+        path.write_text(bad, encoding="utf-8")
+        assert loss_main([str(path)]) == 2, bad
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error:"), (bad, err)

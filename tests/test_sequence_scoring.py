@@ -216,7 +216,7 @@ def test_bad_endpoint_options_are_refused_in_one_line(option: str, message: str)
         resolve_policies(f"llm:stop=http://127.0.0.1:9/v1{option}#m", ResearchConfig(), 0)
 
 
-def test_a_stop_margin_decides_from_the_option_scores() -> None:
+def test_endpoint_options_give_the_scoring_and_the_stop_margin() -> None:
     from citeloop.runtime.policies.llm import endpoint_options
 
     options = endpoint_options("http://h:8000/v1?score=sequence&stop_margin=1.75")
