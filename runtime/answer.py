@@ -149,6 +149,14 @@ def comparison_value(question: str) -> tuple[AnswerKind, bool] | None:
     return ("date" if words & c.date_comparisons else "number"), highest
 
 
+def option_question(question: str, option: str) -> str:
+    """What the question asks of one compared option: "the birth of Robert Young" when it
+    says so ("Which came first, the forming of X or the birth of Robert Young?": a birth
+    date for one, a founding date for the other), else the whole question."""
+    said = re.search(r"\b([a-z]+)\s+of\s+" + re.escape(option), question)
+    return f"{said.group(1)} of {option}" if said else question
+
+
 def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     """Sub-question id -> a test for sentences that could state its part of the answer: the
     answer hop's claims are written from those first, so the sentence that holds the date or
@@ -160,8 +168,9 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
         if compared is None:
             return {}
         value_kind = compared[0]
-        return {sid: (lambda q, sid=sid: states_kind(value_kind, plan.question, hop_relation(plan, sid), q))
-                for _, sid in options}
+        return {sid: (lambda q, sid=sid, name=name: states_kind(value_kind, option_question(plan.question, name),
+                                                                 hop_relation(plan, sid), q))
+                for name, sid in options}
     if kind not in ("entity", "date", "number"):
         return {}
     sid = answer_hop(plan)
@@ -278,7 +287,8 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
         value_kind, highest = compared
         values = []
         for name, sid in options:
-            found = best_span(value_kind, evidence.sentences(sid), hop_relation(plan, sid), [name], plan.question)
+            found = best_span(value_kind, evidence.sentences(sid), hop_relation(plan, sid), [name],
+                              option_question(plan.question, name))
             if not found:
                 return _missing(kind, [sid], statuses, f"no {value_kind} stated for {name}")
             value = (date_mentions(found[0].text) or number_mentions(found[0].text))[0].value

@@ -29,16 +29,21 @@ from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
 MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r"|" + "|".join(
     m[:3].capitalize() for m in MONTHS) + r")\.?"
+# A year ends at a word boundary, or where the next date of a life starts with no dash
+# between them, as some articles print it: "(21 March 192011 January 2010)"; the next date
+# then starts right after a digit.
+_YEAR_END = r"(?:\b|(?=\d{1,2}\s+[A-Z][a-z]+\s+\d)|(?=(?:" + "|".join(m.capitalize() for m in MONTHS) + r")\b))"
 DATE_PATTERNS = [
-    re.compile(r"\b(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+(?P<year>\d{3,4})\b"),
-    re.compile(r"\b" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{3,4})\b"),
+    re.compile(r"(?:\b|(?<=\d))(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+(?P<year>\d{3,4})" + _YEAR_END),
+    re.compile(r"(?:\b|(?<=\d))" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{3,4})" + _YEAR_END),
     re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b"),
     re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
 ]
 DEATH_WORDS = {"died", "death", "dead", "die", "dies"}
 LIFE_WORDS = DEATH_WORDS | {"born", "birth", "birthday", "older", "younger", "oldest", "youngest", "age"}
 """Question words that ask for the dates of a life (a birth, a death, or who is older)."""
-_LIFE_MARKS = {"born", "died", "birth", "death", "b", "d"}
+_DEATH_MARKS = {"died", "death", "d"}
+_LIFE_MARKS = _DEATH_MARKS | {"born", "birth", "b"}
 _PARENS = re.compile(r"\(([^()]*)\)")
 
 
@@ -111,15 +116,44 @@ def date_mentions(sentence: str) -> list[Mention]:
     return [mention for _, mention in sorted(found, key=lambda item: item[0])]
 
 
+def life_role(sentence: str, date: Mention) -> str | None:
+    """"birth", "death" or None: what this date is of a life. In brackets that date a life,
+    the first date is the birth and the second the death ("(March 10, 1925 - August 21,
+    1988)"), or a mark inside says which ("(born 10 January 1930 in Ajmer)", "(d. 1953)");
+    elsewhere the nearest of "born", "died", "birth" or "death" within four words before it
+    ("after his death in 2010"). A film's year ("The Housemaid (1960)") is neither. Brackets
+    may hold brackets: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)"."""
+    for group in _PARENS.findall(sentence) + _PARENS.findall(_PARENS.sub(" ", sentence)):
+        if date.text not in group:
+            continue
+        inner = [d.text for d in date_mentions(group)]
+        dash = re.search(r"[\u2013\u2014-]", group)
+        if len(inner) >= 2:
+            return "birth" if inner[0] == date.text else "death"
+        marks = [w for w in tokenize(group) if w in _LIFE_MARKS]
+        if marks:
+            return "death" if marks[-1] in _DEATH_MARKS else "birth"
+        if dash:
+            return "birth" if group.index(date.text) < dash.start() else "death"
+    marks = [w for w in tokenize(sentence)[max(0, date.start - 4):date.start] if w in _LIFE_MARKS]
+    if not marks:
+        return None
+    return "death" if marks[-1] in _DEATH_MARKS else "birth"
+
+
 def is_life_date(sentence: str, date: Mention) -> bool:
-    """Is this date a birth or a death? It stands in brackets that date a life (a dash or
-    two dates, or "born"/"died" inside: "(born 10 January 1930 in Ajmer)"), or within four
-    words after "born", "died", "birth" or "death"; not "The Housemaid (1960)"."""
-    for group in _PARENS.findall(sentence):
-        if date.text in group and (re.search(r"[\u2013\u2014-]", group) or len(date_mentions(group)) >= 2
-                                   or _LIFE_MARKS & set(tokenize(group))):
-            return True
-    return bool(_LIFE_MARKS & set(tokenize(sentence)[max(0, date.start - 4):date.start]))
+    """Is this date a birth or a death (`life_role`)?"""
+    return life_role(sentence, date) is not None
+
+
+def asked_life(question: str) -> str | None:
+    """"death" when the question asks when someone died, "birth" when it asks for a birth or
+    who is older, None when it asks neither; the names it mentions ask nothing ("House Of The
+    Black Death" is a film)."""
+    words = set(tokenize(_without_names(question)))
+    if words & DEATH_WORDS:
+        return "death"
+    return "birth" if words & LIFE_WORDS else None
 
 
 def number_mentions(sentence: str) -> list[Mention]:
@@ -191,8 +225,9 @@ def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str)
         # A life's dates stand in brackets, with no word of the relation; a question about a
         # birth, a death or an age needs such a date, not a film's year.
         dates = date_mentions(quote)
-        if LIFE_WORDS & set(tokenize(question)):
-            return any(is_life_date(quote, d) for d in dates)
+        role = asked_life(question)
+        if role is not None:
+            return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
     if not relation & set(content_terms(quote)):
         return False
@@ -272,18 +307,18 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     or which its own article's cards (`described`) call it; `parent`: the parent the hop asks
     for (`asked_parent`), whose place in "the son of A and B" counts."""
     question_tokens = set(tokenize(question))
-    death = bool(DEATH_WORDS & question_tokens)
+    role = asked_life(question)
     found: dict[str, Found] = {}
     for rank, (claim, card) in enumerate(sentences):
         quote = card.quote
         candidates: list[tuple[str, float]] = []
         if kind == "date":
             dates = date_mentions(quote)
-            for i, d in enumerate(dates):
-                near = _nearness(quote, d.start, relation | (DEATH_WORDS if death else set()))
-                # A life's dates stand first in a biography: birth first, death second.
-                order = (1.0 if i == 1 else 0.0) if death else (1.0 if i == 0 else 0.0)
-                candidates.append((d.text, near + 0.5 * order + 0.2 * (d.value[1] > 0)))
+            for d in dates:
+                if role is not None and life_role(quote, d) != role:
+                    continue  # "When was X born?" is not answered by a film's year or a death
+                near = _nearness(quote, d.start, relation)
+                candidates.append((d.text, near + 0.2 * (d.value[1] > 0)))
         elif kind == "number":
             years = {d.text for d in date_mentions(quote)}
             for n in number_mentions(quote):

@@ -61,15 +61,17 @@ WORK_KINDS = r"(?:film|song|album|novel|book|play|series|show|single|opera|paint
 _RELATION_WORDS = sorted([*KINSHIP, *RELATION_CUES], key=len, reverse=True)
 _RELATION = r"(?P<rel>" + "|".join(re.escape(r) for r in _RELATION_WORDS) + r")"
 _CONNECTOR = r"(?:of|the|de|du|von|van|la|le|del|der|di|and)\b|&"
-_NAME = (r"(?P<name>(?:[A-Z0-9À-Ý][^\s?]*|\([^)]*\)|" + _CONNECTOR + r")"
-         r"(?:,?\s+(?:[A-Z0-9À-Ý(][^\s?]*|\([^)]*\)|" + _CONNECTOR + r"))*)")
+# A capital in any Latin, Greek or Cyrillic script ("Şalvar Davası", "Łódź"), or a digit.
+_CAPITAL = "A-Z0-9" + "".join(re.escape(c) for c in map(chr, range(0xC0, 0x530)) if c.isupper())
+_NAME = (r"(?P<name>(?:[" + _CAPITAL + r"][^\s?]*|\([^)]*\)|" + _CONNECTOR + r")"
+         r"(?:,?\s+(?:[" + _CAPITAL + r"(][^\s?]*|\([^)]*\)|" + _CONNECTOR + r"))*)")
 OF_PATTERN = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?:" + WORK_KINDS + r"\s+)?(?!the\s)" + _NAME)
 NESTED_OF = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?=the\s)")
 POSSESSIVE_PATTERN = re.compile(_NAME + r"['’]s\s+" + _RELATION + r"\b")
 EITHER_OR = re.compile(r",\s*" + _NAME.replace("name", "a") + r"\s+or\s+" + _NAME.replace("name", "b") + r"\s*\??$")
 # "Was A or B born first?": the options stand between the opening verb and the first lower-case word.
-OPENING_OR = re.compile(r"^(?i:was|were|is|are|did|does|do|has|have|had)\s+(?P<a>[A-Z0-9][^?]*?)\s+or\s+"
-                        r"(?P<b>[A-Z0-9][^?]*?)\s+(?=[a-z])")
+OPENING_OR = re.compile(r"^(?i:was|were|is|are|did|does|do|has|have|had)\s+(?P<a>[" + _CAPITAL + r"][^?]*?)\s+or\s+"
+                        r"(?P<b>[" + _CAPITAL + r"][^?]*?)\s+(?=[a-z])")
 _TRAILING_CONNECTORS = {"of", "the", "de", "du", "von", "van", "la", "le", "del", "der", "di", "and", "&"}
 
 
@@ -119,7 +121,7 @@ def relation_path(question: str) -> RelationPath | None:
             rel = relation.group("rel").lower()
             head = body[: either.start()]
             attribute = head[relation.end():]
-            return RelationPath(bases, KINSHIP.get(rel, [rel]), rel, _attribute_words(attribute))
+            return RelationPath(bases, KINSHIP.get(rel, [rel]), rel, _compared_attribute(_attribute_words(attribute)))
     for pattern in (OF_PATTERN, POSSESSIVE_PATTERN):
         match = pattern.search(body)
         if match is None:
@@ -140,6 +142,18 @@ def relation_path(question: str) -> RelationPath | None:
         rest = body[:start] + " " + body[match.end():]
         return RelationPath([name], relations, rel, _attribute_words(rest))
     return None
+
+
+def _compared_attribute(attribute: str) -> str:
+    """What a compared chain's last hop searches for: a life's dates are searched as the
+    words articles state them with ("whose director is younger", "born later" -> "born";
+    "died first" -> "died"), not as the comparison words, which no article uses."""
+    words = set(attribute.split())
+    if words & {"died", "death", "die", "dies"}:
+        return "died"
+    if words & {"born", "birth", "older", "younger", "oldest", "youngest"}:
+        return "born"
+    return attribute
 
 
 def _attribute_words(text: str) -> str:

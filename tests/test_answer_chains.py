@@ -109,7 +109,7 @@ def test_a_question_word_inside_a_title_asks_nothing(question: str, kind: str) -
      True),
     ("When was the director of film Velm Harbour born?", "Arko Sen (4 May 1961 2 June 2020) is a screenwriter.",
      True),  # two dates in the brackets, the dash lost
-    ("Who died first, Arko Sen or Tomas Ray?", "Tomas Ray, born 2 June 1930 in Ajmer, is a producer.", True),
+    ("Who was born first, Arko Sen or Tomas Ray?", "Tomas Ray, born 2 June 1930 in Ajmer, is a producer.", True),
     ("Who died first, Arko Sen or Tomas Ray?", "His first film, The Housemaid (1960), was a success.", False),
     ("When was Velm Harbour released?", "Velm Harbour is a 1972 drama film by Arko Sen.", True),
 ])

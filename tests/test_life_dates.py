@@ -1,0 +1,108 @@
+"""The dates of a life: which date of a sentence is a birth and which a death (brackets, marks,
+nested brackets, dates printed with no dash between them), what a question asks of each
+compared option, and comparisons of people by those dates on hand-made corpora: a film's
+year is never read as its director's birth, and a title holding "Death" asks no death."""
+
+from __future__ import annotations
+
+import pytest
+from test_answer import FILLER, _kit
+
+from citeloop.runtime.answer import option_question
+from citeloop.runtime.answer_spans import asked_life, date_mentions, life_role, states_kind
+from citeloop.runtime.relations import either_or_options, relation_path
+from citeloop.runtime.session import run_research
+from citeloop.trajectories.runfile import MemorySink
+
+
+@pytest.mark.parametrize(("sentence", "roles"), [
+    ("Jon Marr( March 10, 1925 – August 21, 1988) was a director.",
+     [("March 10, 1925", "birth"), ("August 21, 1988", "death")]),
+    ("Ada Lind( born 1 June 1955), also known as AJ, is a director.", [("1 June 1955", "birth")]),
+    ("After Marr's death in 2010, his obituary praised him.", [("2010", "death")]),
+    ("He was born in 1900 and died in 1950.", [("1900", "birth"), ("1950", "death")]),
+    ("Tomas Ray (d. 1953) was a producer.", [("1953", "death")]),
+    ("Tomas Ray (1882–1953) was a producer.", [("1882", "birth"), ("1953", "death")]),
+    ("His first film, The Housemaid (1960), was a success.", [("1960", None)]),
+    # brackets inside the brackets of a life
+    ("Jean Chardon( April 27, 1672( some say April 27, 1671) in Bordeaux – April 11, 1743 in Quebec) was a priest.",
+     [("April 27, 1672", "birth"), ("April 27, 1671", None), ("April 11, 1743", "death")]),
+    # the two dates printed with no dash between them
+    ("Eric Rohm (21 March 192011 January 2010) was a critic.", [("21 March 1920", "birth"), ("11 January 2010", "death")]),
+    ("Pat Pillai( 15 July 188527 July 1970) was a minister.", [("15 July 1885", "birth"), ("27 July 1970", "death")]),
+    ("Lia Moss (March 25, 1942August 3, 2001) was a singer.",
+     [("March 25, 1942", "birth"), ("August 3, 2001", "death")]),
+])
+def test_each_date_of_a_life_is_a_birth_or_a_death(sentence: str, roles: list[tuple[str, str | None]]) -> None:
+    assert [(d.text, life_role(sentence, d)) for d in date_mentions(sentence)] == roles
+
+
+def test_a_year_followed_by_a_number_is_no_glued_date() -> None:
+    assert [d.text for d in date_mentions("In 1999 12 people lived there; in 2011 May 3, 2012 came.")] == [
+        "1999", "2011", "May 3, 2012"]
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Which film has the director born later, Tell Me or House Of The Black Death?", "birth"),
+    ("Which film whose director is younger, Tell Me or Quiet Hill?", "birth"),
+    ("Who died first, Arko Sen or Tomas Ray?", "death"),
+    ("When was Velm Harbour released?", None),
+])
+def test_a_question_asks_a_birth_or_a_death_outside_the_names_it_mentions(question: str, asked: str | None) -> None:
+    assert asked_life(question) == asked
+
+
+@pytest.mark.parametrize(("quote", "states"), [
+    ("Tomas Ray, born 2 June 1930 in Ajmer, is a producer.", False),  # a birth tells nothing of a death
+    ("Tomas Ray (2 June 1930 - 5 May 1990) is a producer.", True),
+    ("Tomas Ray died on 5 May 1990 in Ajmer.", True),
+])
+def test_a_death_is_stated_only_by_a_date_of_death(quote: str, states: bool) -> None:
+    assert states_kind("date", "Who died first, Arko Sen or Tomas Ray?", set(), quote) is states
+
+
+def test_each_option_is_asked_what_the_question_says_of_it() -> None:
+    question = "Which came first, the forming of The Dandy Warhols or the birth of Robert Young?"
+    assert asked_life(option_question(question, "The Dandy Warhols")) is None
+    assert asked_life(option_question(question, "Robert Young")) == "birth"
+    assert option_question("Who died first, Arko Sen or Tomas Ray?", "Arko Sen") == \
+        "Who died first, Arko Sen or Tomas Ray?"
+
+
+def test_options_are_found_whatever_script_their_capital_is_in() -> None:
+    path = relation_path("Which film whose director is younger, Tall Man Riding or Şalvar Davası?")
+    assert path is not None
+    assert (path.bases, path.relations, path.attribute) == (["Tall Man Riding", "Şalvar Davası"], ["director"], "born")
+    assert either_or_options("Was Łukasz Fabiański or Ömer Toprak born first?") == ["Łukasz Fabiański", "Ömer Toprak"]
+
+
+@pytest.mark.parametrize(("attribute_words", "searched"), [
+    ("born later", "born"), ("is older than the other", "born"), ("died first", "died")])
+def test_a_compared_chain_searches_a_life_by_the_words_articles_use(attribute_words: str, searched: str) -> None:
+    path = relation_path(f"Which film has the director {attribute_words}, Quiet Hill or Red Lane?")
+    assert path is not None and path.attribute == searched
+
+
+PAGES = {**FILLER,
+         "Hall Of The Black Death": "Hall Of The Black Death is a 1965 horror film directed by Jon Marr.",
+         "Jon Marr": "Jon Marr( March 10, 1925 – August 21, 1988) was an American film director and editor.",
+         "Quiet Hill": "Quiet Hill is a 2018 drama film directed by Ada Lind.",
+         "Ada Lind": "Ada Lind( born 1 June 1955) is a British film director and animator."}
+
+
+def test_directors_are_compared_by_birth_even_when_a_title_says_death() -> None:
+    """With "Death" read as asked, Jon Marr's death (1988) would beat Ada Lind's birth (1955)."""
+    result, _ = run_research("Which film has the director born later, Quiet Hill or Hall Of The Black Death?",
+                             _kit(PAGES), out_dir=None, sink=MemorySink())
+    answer = result.report.answer
+    assert (answer.status, answer.text) == ("answered", "Quiet Hill"), answer
+    assert "March 10, 1925" in answer.reason and "1 June 1955" in answer.reason
+
+
+def test_a_films_year_is_not_read_as_its_directors_birth() -> None:
+    """Ada Lind's page gives no date of birth: the answer stays open, though both films have years."""
+    pages = {**PAGES, "Ada Lind": "Ada Lind is a British film director and animator."}
+    result, _ = run_research("Which film has the director born later, Quiet Hill or Hall Of The Black Death?",
+                             _kit(pages), out_dir=None, sink=MemorySink())
+    assert result.report.answer.status == "not_found", result.report.answer
+    assert result.report.answer.text is None
