@@ -141,6 +141,24 @@ def life_role(sentence: str, date: Mention) -> str | None:
     return "death" if marks[-1] in _DEATH_MARKS else "birth"
 
 
+_DASH = re.compile(r"\s[\u2013\u2014-]\s|[\u2013\u2014]")
+
+
+def life_place(sentence: str, name: str) -> str | None:
+    """"birth" or "death" for a place that a life's brackets give on that side of the dash
+    ("(Madrid, 23 June 1862 - Munich, 4 December 1946)", "(May 8, 1889 in Seattle - May 14,
+    1967 in Los Angeles)"); None for a name outside such brackets, or before a semicolon in
+    them, where a birth name stands ("(born Vladimir Breslav; 13 May 1898 in Rezekne - ...)")."""
+    for whole in _PARENS.findall(sentence) + _PARENS.findall(_PARENS.sub(" ", sentence)):
+        group = whole.rsplit(";", 1)[-1]
+        if name not in group:
+            continue
+        dash = _DASH.search(group)
+        if dash is not None and any(life_role(sentence, d) for d in date_mentions(group)):
+            return "birth" if group.index(name) < dash.start() else "death"
+    return None
+
+
 def is_life_date(sentence: str, date: Mention) -> bool:
     """Is this date a birth or a death (`life_role`)?"""
     return life_role(sentence, date) is not None
@@ -344,7 +362,10 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     # the question asks where someone is from.
                     score += 0.5 if origin else -0.6
                 if place and not origin:
-                    if not _after_place_word(quote, name):
+                    side = life_place(quote, name) if role is not None else None
+                    if side is not None and side != role:
+                        continue  # the birthplace does not answer where someone died
+                    if side is None and not _after_place_word(quote, name):
                         continue  # "Where ...?" is answered by a name that follows in, at, near or from
                     score += 0.6
                 candidates.append((name, score))

@@ -1,6 +1,6 @@
 """The dates of a life: which date of a sentence is a birth and which a death (brackets, marks,
 nested brackets, dates printed with no dash between them), what a question asks of each
-compared option, and comparisons of people by those dates on hand-made corpora: a film's
+compared option, the places a life's brackets give, and comparisons of people by those dates on hand-made corpora: a film's
 year is never read as its director's birth, and a title holding "Death" asks no death."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from test_answer import FILLER, _kit
 
 from citeloop.runtime.answer import option_question
-from citeloop.runtime.answer_spans import asked_life, date_mentions, life_role, states_kind
+from citeloop.runtime.answer_spans import asked_life, date_mentions, life_place, life_role, states_kind
 from citeloop.runtime.relations import either_or_options, relation_path
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink
@@ -106,3 +106,28 @@ def test_a_films_year_is_not_read_as_its_directors_birth() -> None:
                              _kit(pages), out_dir=None, sink=MemorySink())
     assert result.report.answer.status == "not_found", result.report.answer
     assert result.report.answer.text is None
+
+
+@pytest.mark.parametrize(("sentence", "sides"), [
+    ("Mara Vell (Gotha, 9 July 1566 – Eisenach, 23 October 1638) was a duchess.",
+     {"Gotha": "birth", "Eisenach": "death"}),
+    ("Tom Rell ( May 8, 1889 in Seattle – May 14, 1967 in Los Angeles) was a painter.",
+     {"Seattle": "birth", "Los Angeles": "death", "Tom Rell": None}),
+    # a birth name stands before the semicolon, not a birthplace
+    ("Fridrikh Ermler (born Vladimir Breslav; 13 May 1898 in Rezekne – 12 July 1967 in Leningrad) was a director.",
+     {"Vladimir Breslav": None, "Rezekne": "birth", "Leningrad": "death"}),
+    ("The Housemaid (Seoul, 1960) is a film.", {"Seoul": None}),  # no life: no dash
+])
+def test_a_lifes_brackets_place_its_birth_and_death(sentence: str, sides: dict[str, str | None]) -> None:
+    assert {name: life_place(sentence, name) for name in sides} == sides
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Where did Mara Vell die?", "Eisenach"),
+    ("Where was Mara Vell born?", "Gotha"),
+])
+def test_a_place_of_birth_or_death_is_read_from_its_side_of_the_dash(question: str, expected: str) -> None:
+    """No "in" before either town: the brackets alone say which is which."""
+    kit = _kit({**FILLER, "Mara Vell": "Mara Vell (Gotha, 9 July 1566 – Eisenach, 23 October 1638) was a duchess."})
+    answer = run_research(question, kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert (answer.status, answer.text) == ("answered", expected), answer
