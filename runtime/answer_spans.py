@@ -18,6 +18,7 @@ from citeloop.runtime.bridging import (
     KIND_WEIGHT,
     kind_nearness,
     parent_slot,
+    parents_named,
     proximity,
     term_positions,
 )
@@ -194,11 +195,14 @@ def _nearness(sentence: str, start: int, relation: set[str]) -> float:
     return 1.0 / (1 + gap)
 
 
-def _is_subject(name: str, subjects: list[str], question_tokens: set[str]) -> bool:
+def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_words: bool = True) -> bool:
+    """Is the name the question's own subject (or no name at all)? By its words (half of them
+    in the question) unless `by_words` is off, for a parent named after the child ("Engelbert
+    II of the Mark" for "Engelbert III of the Mark"), who is a subject only by the whole name."""
     tokens = tokenize(name)
     if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
         return True
-    if sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+    if by_words and sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
         return True
     folded = fold_accents(name).lower()
     return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
@@ -344,8 +348,14 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     candidates.append((n.text, _nearness(quote, n.start, relation)))
         else:
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
-            for name in _names_in(quote, titles):
-                if _is_subject(name, subjects, question_tokens):
+            parents = parents_named(quote) if parent is not None else None
+            for name in dict.fromkeys([*_names_in(quote, titles), *(parents or ())]):
+                # "the daughter of FATHER and MOTHER": the parent asked stands in its place.
+                slot = parent_slot(quote, name) if parent is not None else None
+                asked_slot = slot is not None and slot in (parent, "parent")
+                if asked_slot and parents and name not in parents:
+                    continue  # "Ernest, Duke of Bavaria" is answered whole, not "Duke of Bavaria"
+                if _is_subject(name, subjects, question_tokens, by_words=not asked_slot):
                     continue
                 if origin and not countries_named(name):
                     continue  # "What nationality is ...?" is answered by a country or its adjective
@@ -353,10 +363,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
                                         float(_described_as(name, finds, described or {})))
-                if parent is not None:
-                    # "the daughter of FATHER and MOTHER": the parent asked stands in its place.
-                    slot = parent_slot(quote, name)
-                    score += 0.0 if slot is None else PARENT_SLOT if slot in (parent, "parent") else -PARENT_SLOT
+                if slot is not None:
+                    score += PARENT_SLOT if asked_slot else -PARENT_SLOT
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
                     # the question asks where someone is from.

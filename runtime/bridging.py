@@ -178,7 +178,9 @@ def relation_terms(plan: Plan) -> set[str]:
 
 
 # "the son of A and B": by the convention of biographies the father is named first.
-_PARENTS = re.compile(r"\b(?:son|daughter|child|children|sons|daughters)\s+of\s+(?P<first>.+?)\s+and\s+(?:his\s+wife\s+|"
+# "born in Wolfratshausen to A and B" names them the same way.
+_PARENTS = re.compile(r"(?:\b(?:son|daughter|child|children|sons|daughters)\s+of\s+(?P<first>.+?)|\bborn\b[^.;()]*?\bto\s+"
+                      r"(?P<born_first>[A-Z].+?))\s+and\s+(?:his\s+wife,?\s+|"
                       r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
 
 
@@ -188,7 +190,9 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     match = _PARENTS.search(quote)
     if match is None:
         return None
-    first, second = match.group("first").strip(), match.group("second").strip()
+    # "the son of Francis Baring, 3rd Baron Ashburton (1800-1868), and ...": the name, not its dates
+    first = re.sub(r"\s*\([^)]*\)", "", match.group("first") or match.group("born_first")).strip(" ,")
+    second = match.group("second").strip(" ,")
     spans = [span for span in entity_spans(second) if not span.isdigit()]
     second = spans[0] if spans and second.startswith(spans[0]) else second  # "Elizabeth Dickens and was ..."
     words = second.split()
@@ -266,14 +270,17 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             tokens = tokenize(name)
             if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
                 continue
-            if sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+            in_place = parent_bonus(card.quote, name, parent)
+            # A parent is often named after the child ("Adolf of Velm", father of "Egbert III
+            # of Velm"): in the parent's place only the question's own entities are excluded.
+            if name.lower() in question_names if in_place else \
+                    sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
                 continue
-            score = card.grade.relevance + anchor
+            score = card.grade.relevance + anchor + in_place
             score += 0.5 if name in quote_names else 0.0
             score += 0.3 if len(tokens) > 1 else 0.0
             score += 0.4 if name in titles or name in seen_titles else 0.0
             score += 0.3 * proximity(card.quote, name, relations)
-            score += parent_bonus(card.quote, name, parent)
             score += KIND_WEIGHT * kind_nearness(card.quote, name, finds)
             if describes_noun(card.quote, name):
                 score -= MODIFIER_PENALTY

@@ -174,6 +174,10 @@ def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
     ("She was the daughter of King Nicholas I of Montenegro and Milena Vukov.", ("King Nicholas I of Montenegro",
                                                                                 "Milena Vukov")),
     ("He was the son of Otto and his wife Ada.", ("Otto", "Ada")),
+    ("She was the daughter of King Boris of Velm and his wife, Milena Vukov.", ("King Boris of Velm", "Milena Vukov")),
+    ("He was born in Wolfratshausen to Ernest, Duke of Velm and Ada Visconti, daughter of Otto.",
+     ("Ernest, Duke of Velm", "Ada Visconti")),
+    ("She was born in 1900 to a poor family and moved to Paris.", None),
     ("He was a painter and a friend of the court.", None),
 ])
 def test_the_parents_of_a_biography_are_father_then_mother(quote: str, parents: tuple[str, str] | None) -> None:
@@ -188,6 +192,23 @@ def test_a_grandmother_is_the_mother_in_the_parents_sentence() -> None:
                 "Elna Merrow": "Elna Merrow (1880 - 1950) was the daughter of King Boris Merrow and Milena Vukov."})
     result, _ = run_research("Who is Lira Vane's maternal grandmother?", kit, out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "Milena Vukov", result.report.answer
+
+
+def test_a_grandfather_named_after_the_grandchild_answers_whole() -> None:
+    """"Egbert II of Velm" shares most words with "Egbert III of Velm", the question's subject,
+    yet stands in the father's place; "Ernest, Duke of Arno" is answered whole, not "Ernest"."""
+    kit = _kit({**FILLER,
+                "Egbert III of Velm": "Egbert III of Velm (1347 - 1391) was the son of Adolf of Velm and Maud Arno.",
+                "Adolf of Velm": "Adolf of Velm (1310 - 1347) was the eldest son of Egbert II of Velm and Mecht Rane."})
+    result, _ = run_research("Who is the paternal grandfather of Egbert III of Velm?", kit, out_dir=None,
+                             sink=MemorySink())
+    assert result.report.answer.text == "Egbert II of Velm", result.report.answer
+    kit = _kit({**FILLER,
+                "Lira Vane": "Lira Vane (1401 - 1434) was the daughter of Albert Vane and Maud Arno.",
+                "Albert Vane": "Albert Vane (1380 - 1460) was born in Velm to Ernest, Duke of Arno and Ada Rane, "
+                               "daughter of Otto Rane."})
+    result, _ = run_research("Who is the paternal grandfather of Lira Vane?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Ernest, Duke of Arno", result.report.answer
 
 
 @pytest.mark.parametrize(("quote", "name", "slot"), [
