@@ -35,7 +35,7 @@ from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and st
     states_kind,
 )
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
-from citeloop.runtime.countries import countries_named
+from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
@@ -233,8 +233,18 @@ def _single(plan: Plan, kind: AnswerKind, sid: str, evidence: ReportEvidence, st
     if not found:
         return _missing(kind, [sid], statuses, f"no {kind} in the cited sentences of {sid}")
     best = found[0]
-    return _answered(kind, best.text, [best.claim], f"the {kind} nearest the question's relation words in a cited "
-                     f"sentence of {sid}", confidence, [f.text for f in found[1:]])
+    return _answered(kind, _as_asked(plan.question, best.text), [best.claim], f"the {kind} nearest the question's "
+                     f"relation words in a cited sentence of {sid}", confidence, [f.text for f in found[1:]])
+
+
+def _as_asked(question: str, text: str) -> str:
+    """"What country was the author of Brand a citizen of?" is answered "Norway" where the
+    sentence says "Norwegian"; other answers stand as the sentence words them."""
+    if has_phrase(question, cues().country_cues) and is_country_word(text):
+        named = countries_named(text)
+        if len(named) == 1:
+            return next(iter(named))
+    return text
 
 
 def _attribute_terms(plan: Plan, options: list[str]) -> set[str]:

@@ -59,6 +59,7 @@ class Cues:
     shared_value_cues: frozenset[str]
     place_cues: tuple[str, ...]
     origin_cues: tuple[str, ...]
+    country_cues: tuple[str, ...]
     region_nouns: frozenset[str]
     town_nouns: frozenset[str]
 
@@ -70,7 +71,8 @@ def cues() -> Cues:
     return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["number_cues"]),
                 frozenset(data["lowest_wins"]), frozenset(data["highest_wins"]),
                 frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
-                tuple(data["place_cues"]), tuple(data["origin_cues"]), frozenset(data["region_nouns"]),
+                tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),
+                frozenset(data["region_nouns"]),
                 frozenset(data["town_nouns"]))
 
 

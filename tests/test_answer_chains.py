@@ -301,3 +301,13 @@ def test_a_nationality_is_answered_by_a_country_word() -> None:
                                       "Irish landowner."})
     answer = run_research("What nationality is Tom Rell?", kit, out_dir=None, sink=MemorySink())[0].report.answer
     assert answer.text == "Irish", answer
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What country was Tom Rell a citizen of?", "Norway"),  # a country asked by name
+    ("What nationality is Tom Rell?", "Norwegian"),  # the nationality word itself
+])
+def test_a_country_asked_by_name_is_answered_with_its_name(question: str, expected: str) -> None:
+    kit = _kit({**FILLER, "Tom Rell": "Tom Rell (1780 - 1840) was a Norwegian playwright and citizen of note."})
+    answer = run_research(question, kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == expected, answer
