@@ -4,9 +4,12 @@ question-relative coverage and the gold-free run score, on real runs of the embe
 from __future__ import annotations
 
 import pytest
+from test_answer import FILLER
+from test_answer import _kit as _answer_kit
 
-from citeloop.filters.answers import answer_match, normalise_answer
+from citeloop.filters.answers import answer_match, chained_pages, normalise_answer
 from citeloop.filters.metrics import score_run
+from citeloop.filters.view import RunView
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.trajectories.runfile import MemorySink
 
@@ -48,8 +51,26 @@ def test_a_stated_right_answer_covers_the_question(kit: ResearchKit) -> None:
     cards = {e.card.card_id: e.card.doc_id for e in events if e.type == "card_created"}
     report = next(e.report for e in events if e.type == "report_written")
     cited = {cards[c] for sec in report.sections for claim in sec.claims for c in claim.citations if c in cards}
-    want = 0.5 * min(1, len(set(cards.values())) / 10) + 0.3 * min(1, len(cited) / 6) + 0.1 + 0.1 * s.citation_correctness
+    titles = {e.doc_id: e.title.lower() for e in events if e.type == "document_read"}
+    quotes = [(e.card.doc_id, e.card.quote.lower()) for e in events if e.type == "card_created"]
+    chained = {d for d, t in titles.items() if any(o != d and t in q for o, q in quotes)}
+    want = 0.4 * min(1, len(set(cards.values())) / 10) + 0.2 * min(1, len(cited) / 6) + 0.2 * min(1, len(chained) / 2) \
+        + 0.1 + 0.1 * s.citation_correctness
     assert s.run_score == pytest.approx(want, abs=1e-4) and len(cited) >= 1
+
+
+def test_a_run_that_follows_the_name_its_evidence_gives_scores_a_chain() -> None:
+    """"Velm Harbour ... directed by Arko Sen", then Arko Sen's own page: one chained page (the
+    chain term is half full); the film's page, read first from the question, is not chained."""
+    kit = _answer_kit({**FILLER,
+                       "Velm Harbour": "Velm Harbour is a 1972 drama film directed by Arko Sen.",
+                       "Arko Sen": "Arko Sen (4 May 1961 - 2 June 2020) is a screenwriter."})
+    sink = MemorySink()
+    run_research("When was the director of film Velm Harbour born?", kit, out_dir=None, sink=sink)
+    view = RunView.build(sink.events, header=sink.header)
+    read = {e.doc_id: e.title for e in sink.events if e.type == "document_read"}
+    assert {read[d] for d in chained_pages(view)} == {"Arko Sen"}
+    assert "Velm Harbour" in read.values()
 
 
 def test_a_wrong_gold_answer_scores_zero_but_the_run_still_states_one(kit: ResearchKit) -> None:
