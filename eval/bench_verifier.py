@@ -100,7 +100,7 @@ def _print(results: dict, before: dict | None) -> None:
                   f"{ci:>24}  {_pct(old):>6}  "
                   f"{_pct(trained['macro_f1']) if trained else '–':>7}"
                   f"{_pct(trained.get('contradiction_recall')) if trained else '–':>6}"
-                  f"{_pct(fired):>7}{trained['seconds_per_check'] if trained else '–':>7}")
+                  f"{_pct(fired):>7}{format(trained['seconds_per_check'], '.2f') if trained else '–':>7}")
     print("(macro-F1, accuracy and contradiction recall in %; overlap: pooled-overlap baseline, cut-offs tuned on "
           "the tuning part; before: --baseline; fired: share of checks that reached the model)")
 
