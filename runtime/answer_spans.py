@@ -24,6 +24,7 @@ from citeloop.runtime.bridging import (
 )
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.numbers import extract_numbers
+from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
 
@@ -40,9 +41,6 @@ DATE_PATTERNS = [
     re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b"),
     re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
 ]
-DEATH_WORDS = {"died", "death", "dead", "die", "dies"}
-LIFE_WORDS = DEATH_WORDS | {"born", "birth", "birthday", "older", "younger", "oldest", "youngest", "age"}
-"""Question words that ask for the dates of a life (a birth, a death, or who is older)."""
 _DEATH_MARKS = {"died", "death", "d"}
 _LIFE_MARKS = _DEATH_MARKS | {"born", "birth", "b"}
 _PARENS = re.compile(r"\(([^()]*)\)")
@@ -119,6 +117,12 @@ def date_mentions(sentence: str) -> list[Mention]:
     return [mention for _, mention in sorted(found, key=lambda item: item[0])]
 
 
+def _bracket_groups(sentence: str) -> list[str]:
+    """The texts in brackets, innermost first, then one level out with the inner ones taken
+    away: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)" gives both."""
+    return _PARENS.findall(sentence) + _PARENS.findall(_PARENS.sub(" ", sentence))
+
+
 def life_role(sentence: str, date: Mention) -> str | None:
     """"birth", "death" or None: what this date is of a life. In brackets that date a life,
     the first date is the birth and the second the death ("(March 10, 1925 - August 21,
@@ -126,7 +130,7 @@ def life_role(sentence: str, date: Mention) -> str | None:
     elsewhere the nearest of "born", "died", "birth" or "death" within four words before it
     ("after his death in 2010"). A film's year ("The Housemaid (1960)") is neither. Brackets
     may hold brackets: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)"."""
-    for group in _PARENS.findall(sentence) + _PARENS.findall(_PARENS.sub(" ", sentence)):
+    for group in _bracket_groups(sentence):
         if date.text not in group:
             continue
         inner = [d.text for d in date_mentions(group)]
@@ -152,7 +156,7 @@ def life_place(sentence: str, name: str) -> str | None:
     ("(Madrid, 23 June 1862 - Munich, 4 December 1946)", "(May 8, 1889 in Seattle - May 14,
     1967 in Los Angeles)"); None for a name outside such brackets, or before a semicolon in
     them, where a birth name stands ("(born Vladimir Breslav; 13 May 1898 in Rezekne - ...)")."""
-    for whole in _PARENS.findall(sentence) + _PARENS.findall(_PARENS.sub(" ", sentence)):
+    for whole in _bracket_groups(sentence):
         group = whole.rsplit(";", 1)[-1]
         if name not in group:
             continue

@@ -184,6 +184,7 @@ _PARENTS = re.compile(r"(?:\b(?:son|daughter|child|children|sons|daughters)\s+of
                       r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
 
 
+@memo("bridging.parents_named", maxsize=1 << 14)
 def parents_named(quote: str) -> tuple[str, str] | None:
     """(father, mother) of "the son of FATHER and MOTHER", a shared family name given to both:
     "the son of John and Elizabeth Dickens" -> ("John Dickens", "Elizabeth Dickens")."""
@@ -273,8 +274,11 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             in_place = parent_bonus(card.quote, name, parent)
             # A parent is often named after the child ("Adolf of Velm", father of "Egbert III
             # of Velm"): in the parent's place only the question's own entities are excluded.
-            if name.lower() in question_names if in_place else \
-                    sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+            if in_place:
+                excluded = name.lower() in question_names
+            else:
+                excluded = sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5
+            if excluded:
                 continue
             score = card.grade.relevance + anchor + in_place
             score += 0.5 if name in quote_names else 0.0

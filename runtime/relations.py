@@ -45,6 +45,9 @@ ATTRIBUTE_CUES: dict[str, tuple[str, ...]] = {
     "founded": ("established",),
     "released": ("release",),
 }
+DEATH_WORDS = frozenset({"died", "death", "dead", "die", "dies"})
+LIFE_WORDS = DEATH_WORDS | {"born", "birth", "birthday", "older", "younger", "oldest", "youngest", "age"}
+"""Question words that ask for the dates of a life (a birth, a death, or who is older)."""
 KINSHIP: dict[str, list[str]] = {
     "maternal grandfather": ["mother", "father"],
     "paternal grandfather": ["father", "father"],
@@ -149,9 +152,9 @@ def _compared_attribute(attribute: str) -> str:
     words articles state them with ("whose director is younger", "born later" -> "born";
     "died first" -> "died"), not as the comparison words, which no article uses."""
     words = set(attribute.split())
-    if words & {"died", "death", "die", "dies"}:
+    if words & DEATH_WORDS:
         return "died"
-    if words & {"born", "birth", "older", "younger", "oldest", "youngest"}:
+    if words & LIFE_WORDS:
         return "born"
     return attribute
 
