@@ -121,11 +121,16 @@ def main(argv: list[str] | None = None) -> int:
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     if not names or set(names) - set(SETS):
         parser.error(f"--sets takes {', '.join(SETS)}")
-    before = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
-    config = claims_config(args.config)
-
     t0 = time.perf_counter()
-    sets = {name: load_eval_set(name, claims_data_dir(name, args.data)) for name in names}
+    try:  # every input is read before the first measurement: a bad one is one error line
+        before = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
+        config = claims_config(args.config)
+        for spec in [args.verifier, *([f"trained:{args.trained}"] if args.trained else [])]:
+            make_verifier(spec, config)
+        sets = {name: load_eval_set(name, claims_data_dir(name, args.data)) for name in names}
+    except (OSError, ValueError) as exc:  # LLMPartsError, DatasetError and JSON errors are ValueErrors
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     results: dict = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "split": "sha256('{format}:{claim id}')[:8] as an integer, mod 100: below 70 tuning, else validation",

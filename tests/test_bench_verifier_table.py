@@ -1,5 +1,6 @@
-"""bench_verifier's table: the trained judge's firing rate and seconds per check stand in
-their own columns (a raw float of five decimals ran into the firing rate)."""
+"""bench_verifier's command line and table: a bad input is one error line and exit 2 before
+anything is measured; the trained judge's firing rate and seconds per check stand in their own
+columns (a raw float of five decimals ran into the firing rate)."""
 
 from __future__ import annotations
 
@@ -19,3 +20,18 @@ def test_the_judges_columns_are_apart(capsys: pytest.CaptureFixture[str]) -> Non
     bench_verifier._print({"sets": {"scifact": {"validation": {"verifier": _row(0.529), "trained": trained}}}}, None)
     line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("scifact"))
     assert line.split()[-4:] == ["52.0", "18.0", "39.8", "1.14"]
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["--trained", "missing-endpoint.yaml"], "missing-endpoint.yaml: config file not found"),
+    (["--verifier", "bogus"], "unknown verifier 'bogus'"),
+    (["--data", "no-such-dir"], "--data no-such-dir: not a directory"),
+    (["--baseline", "no-such-baseline.json"], "no-such-baseline.json"),
+])
+def test_a_bad_input_is_one_error_line(args: list[str], said: str, tmp_path, monkeypatch,  # noqa: ANN001
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert bench_verifier.main([*args, "--out", str(tmp_path / "out.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and said in err and "Traceback" not in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "out.json").exists()
