@@ -8,7 +8,10 @@ and returns an `Answer`:
   span of a cited sentence of that hop's kept claims: the name, date or number standing
   closest to the words of the relation the question asks ("directed by X", "born in X").
   A hop that only reads the article of the entity the previous hop found ("Who is X's
-  mother?": find the name, then read her article) answers with that entity;
+  mother?": find the name, then read her article) answers with that entity. The hops before
+  the answer hop are read too, ranked lower: a background hop (a factoid the plan could not
+  tell from two hops) may state the answer, and in a chain the sentence that found the bridge
+  may already say what is asked of it, when the answer hop's own sentences give nothing;
 - compared options ("Which film came out first, A or B?", "Are A and B both American?"):
   one value per option is read from its own hop's cited sentences (dates and numbers after
   normalisation, or whether the asked attribute is stated), and the answer is computed
@@ -23,18 +26,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and states_kind are part of this API
+    Found,
     asked_parent,
     has_phrase,
     best_span,
     cues,
     date_mentions,
+    described_as,
     number_mentions,
     states_kind,
 )
-from citeloop.runtime.bridging import relation_cue_terms, relation_terms
+from citeloop.runtime.bridging import names_title, relation_cue_terms, relation_terms
 from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
@@ -228,13 +233,78 @@ def _single(plan: Plan, kind: AnswerKind, sid: str, evidence: ReportEvidence, st
     sentences = evidence.sentences(sid)
     if kind == "yes_no":
         return _yes_no_single(plan, sid, sentences, statuses, confidence)
-    found = best_span(kind, sentences, hop_relation(plan, sid), _subject_names(plan, sid, resolved), plan.question,
-                      evidence.titles(), sq.finds, evidence.described(), asked_parent(SLOT.sub(" ", sq.search_query)))
+    relation, parent = hop_relation(plan, sid), asked_parent(SLOT.sub(" ", sq.search_query))
+    found = best_span(kind, sentences, relation, _subject_names(plan, sid, resolved), plan.question,
+                      evidence.titles(), sq.finds, evidence.described(), parent)
+    if statuses.get(sid) in ("satisfied", "dead_end", "exhausted"):
+        # Only once the answer hop has searched: until then the bridge is not confirmed.
+        found = _with_earlier_hops(plan, kind, sid, found, evidence, relation, resolved, parent)
     if not found:
         return _missing(kind, [sid], statuses, f"no {kind} in the cited sentences of {sid}")
     best = found[0]
+    hop = next((s for s, claims in evidence.claims.items() if best.claim in claims), sid)
     return _answered(kind, _as_asked(plan.question, best.text), [best.claim], f"the {kind} nearest the question's "
-                     f"relation words in a cited sentence of {sid}", confidence, [f.text for f in found[1:]])
+                     f"relation words in a cited sentence of {hop}", confidence, [f.text for f in found[1:]])
+
+
+EARLIER_HOP = 0.5
+"""Taken from the score of an answer found in an earlier hop's sentence than the answer hop's."""
+
+
+def _earlier_hops(plan: Plan, sid: str) -> list[str]:
+    """The hops the answer hop depends on, nearest first."""
+    by_id = {s.id: s for s in plan.sub_questions}
+    out: list[str] = []
+    todo = list(by_id[sid].depends_on)
+    while todo:
+        dep = todo.pop(0)
+        if dep not in out:
+            out.append(dep)
+            todo += by_id[dep].depends_on
+    return out
+
+
+def _with_earlier_hops(plan: Plan, kind: AnswerKind, sid: str, found: list[Found], evidence: ReportEvidence,
+                       relation: set[str], resolved: dict[str, str], parent: str | None) -> list[Found]:
+    """The answer hop's candidates, and those of the hops before it whose sentences state the
+    asked relation, ranked lower (`EARLIER_HOP`). An earlier hop often says it already: "Two
+    Dollar Radio is a publishing house based in Columbus, Ohio" was read while finding the
+    house, and the hop about the house found only a namesake; "Charles Andrews ... graduated
+    from Hebron Academy" answers the background hop of a question the plan could not tell
+    from two hops. In a background plan (a factoid) the entity the background named may be
+    the answer itself; in a chain of hops it is the bridge, never the answer."""
+    sq = next(s for s in plan.sub_questions if s.id == sid)
+    background = plan.question_type == "factoid"
+    if found and not background:
+        return found
+    bridges = {fold_accents(resolved[d]).lower() for d in sq.depends_on if resolved.get(d)}
+    described = evidence.described()
+    led_to: set[str] = set()
+    if background:
+        stating = [states_kind(kind, plan.question, relation, f.card.quote) for f in found]
+        if any(stating):
+            # The answer hop says the asked relation of the entity the background led to: that
+            # entity is a bridge, unless its own article calls it what the question asks
+            # ("Hebron Academy ... is a school").
+            short = {k.lower(): v for k, v in described.items()}
+            led_to = {b for b in bridges if not described_as(b, sq.finds, short)}
+        # A sentence of the answer hop that does not say the relation ranks below the background's that do.
+        found = [f if says else replace(f, score=f.score - 2 * EARLIER_HOP) for f, says in zip(found, stating)]
+    shown = {f.text for f in found}
+    more: list[Found] = []
+    for dep in _earlier_hops(plan, sid):
+        # In a chain, an earlier sentence answers only about the bridge: from its own article or naming it first.
+        sentences = [(c, card) for c, card in evidence.sentences(dep)
+                     if states_kind(kind, plan.question, relation, card.quote)
+                     and (background or names_title(fold_accents(card.title), bridges)
+                          or any(fold_accents(card.quote).lower().startswith(b) for b in bridges))]
+        subjects = [*plan.entities, *led_to] if background else _subject_names(plan, sid, resolved)
+        for f in best_span(kind, sentences, relation, subjects, plan.question, evidence.titles(), sq.finds,
+                           described, parent):
+            if f.text not in shown:
+                shown.add(f.text)
+                more.append(replace(f, score=f.score - EARLIER_HOP))
+    return sorted([*found, *more], key=lambda f: -f.score)
 
 
 def _as_asked(question: str, text: str) -> str:

@@ -318,7 +318,7 @@ def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tupl
     return name, 0.0
 
 
-def _described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:
+def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:
     """Does a card from the name's own article call it a `finds` ("Sandra Oh ... is a
     Canadian actress")? `described`: short page title -> quotes of its cards."""
     if not finds:
@@ -368,7 +368,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 name, level = _place_level(quote, name, finds, place and not origin)
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
-                                        float(_described_as(name, finds, described or {})))
+                                        float(described_as(name, finds, described or {})))
                 if slot is not None:
                     score += PARENT_SLOT if asked_slot else -PARENT_SLOT
                 if _is_modifier(quote, name):

@@ -27,6 +27,8 @@ CALENDAR_WORDS = frozenset(
 
 KIND_WEIGHT = 0.8
 """Bonus for a name standing right next to the word for what its hop looks for."""
+HOP_RELATION_WEIGHT = 0.8
+"""Bonus for a name standing next to a word of the relation its own hop asks ("directed by X" for "X director")."""
 MODIFIER_PENALTY = 0.6
 """Taken off a name that the sentence only uses to describe a noun ("an Indian Bengali drama film")."""
 
@@ -164,6 +166,16 @@ def with_attribute_cues(key_terms: Iterable[str], sentence_terms: Iterable[str])
     return terms + [k for k in dict.fromkeys(key_terms) if k not in have and stems.get(k, frozenset()) & have]
 
 
+@cache
+def _hop_relation_cues(hop_query: str) -> frozenset[str]:
+    """The words articles state the relation a hop asks with, when its query names one of the
+    relations of `RELATION_CUES` ("Gull Point director" -> "directed", "director"); empty for a
+    hop whose words are a clause of the question."""
+    terms = set(content_terms(re.sub(r"\{\w+\}", " ", hop_query)))
+    return frozenset(t for relation, cues in RELATION_CUES.items() if terms & set(content_terms(relation))
+                     for t in content_terms(" ".join([relation, *cues])))
+
+
 def relation_terms(plan: Plan) -> set[str]:
     """Words that express the question's relations: the ones a bridge name stands next to."""
     question_terms = content_terms(plan.question)
@@ -256,6 +268,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     titles = {t.split(" (")[0]: t for t in sorted(seen_titles)}
     asked = set(tokenize(hop_query))
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
+    hop_relation = _hop_relation_cues(hop_query)
     best: dict[str, float] = {}
     source: dict[str, EvidenceCard] = {}
     order: list[str] = []
@@ -285,6 +298,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             score += 0.3 if len(tokens) > 1 else 0.0
             score += 0.4 if name in titles or name in seen_titles else 0.0
             score += 0.3 * proximity(card.quote, name, relations)
+            score += HOP_RELATION_WEIGHT * proximity(card.quote, name, hop_relation)
             score += KIND_WEIGHT * kind_nearness(card.quote, name, finds)
             if describes_noun(card.quote, name):
                 score -= MODIFIER_PENALTY

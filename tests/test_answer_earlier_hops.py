@@ -1,0 +1,67 @@
+"""An answer stated before the answer hop: the background hop of a question the plan could not
+tell from two hops ("graduated from what school?"), or the sentence that found a chain's bridge
+and already says what is asked of it ("a publishing house based in ..."); the entity a
+background led to is no answer when the answer hop says the asked relation of it.
+
+The corpora are hand-made: the expected answers are read off the page text."""
+
+from __future__ import annotations
+
+from llm_scripts import card
+from test_answer import FILLER, _kit
+
+from citeloop.runtime.bridging import rank_bridge_evidence
+from citeloop.runtime.planner import RulePlanner
+
+from citeloop.runtime.session import run_research
+from citeloop.trajectories.runfile import MemorySink
+
+
+def _research(question: str, pages: dict[str, str]):  # noqa: ANN202
+    result, _ = run_research(question, _kit({**FILLER, **pages}), out_dir=None, sink=MemorySink())
+    return result
+
+
+def test_a_background_hop_that_states_the_answer_answers() -> None:
+    """The plan reads about Corin Vale, then about the school its evidence names: the school's
+    own article says it is a school, so the name the background gave is the answer."""
+    result = _research("Corin Vale graduated from what college preparatory boys' school?", {
+        "Corin Vale": "Corin Vale was a politician from Merrow. He attended the village school and graduated "
+                      "from Ashby Academy.",
+        "Ashby Academy": "Ashby Academy, founded in 1804, is a small college preparatory day school for boys."})
+    assert [a.title.split(":")[0] for a in result.plan.axes] == ["Background", "Answer"]
+    assert (result.report.answer.status, result.report.answer.text) == ("answered", "Ashby Academy")
+
+
+def test_a_background_year_answers_when_the_answer_hop_finds_none() -> None:
+    result = _research("How to Bake, released in which year, is a book of Merrow cuisine by the cook Lena Ardo", {
+        "How to Bake": "How to Bake is a 1994 book of Merrow cuisine by the cook Lena Ardo.",
+        "Lena Ardo": "Lena Ardo is a cook and writer from Merrow."})
+    assert [a.title.split(":")[0] for a in result.plan.axes] == ["Background", "Answer"]
+    assert result.report.answer.text == "1994", result.report.answer
+    assert result.report.answer.reason.endswith("a cited sentence of sq1")  # the background's, not the answer hop's
+
+
+def test_the_entity_a_background_led_to_is_no_answer_when_its_hop_states_the_relation() -> None:
+    """The director is the bridge: the answer hop's sentence about him says how he died."""
+    result = _research("What is the cause of death of director of film Velm Harbour?", {
+        "Velm Harbour": "Velm Harbour is a 2018 British comedy film directed by Arko Sen.",
+        "Arko Sen": "Arko Sen died in 2015 of Tessler disease."})
+    assert [a.title.split(":")[0] for a in result.plan.axes] == ["Background", "Answer"]
+    assert result.report.answer.text == "Tessler", result.report.answer
+
+
+
+def test_the_next_hop_follows_the_name_its_own_relation_word_stands_next_to() -> None:
+    """"Gull Point director": the film's first sentence names its stars, the second says who
+    directed it, and both are as relevant. The hop's own relation word decides: the director
+    ranks first. A hop whose words are a clause, not a relation, gets no such bonus, and the
+    first-named star leads."""
+    plan = RulePlanner().plan("Which film has the director born first, Tern Bay or Gull Point?")
+    hop = next(sq for sq in plan.sub_questions if sq.search_query == "Gull Point director")
+    stars = card("c1", "Gull Point is a 2012 comedy film starring Ivo Brant and Lena Moss.", "d1", hop.id)
+    directed = card("c2", "It was written and directed by Rob Tamsin.", "d1", hop.id)
+    stars, directed = (c.model_copy(update={"title": "Gull Point"}) for c in (stars, directed))
+    ranked = rank_bridge_evidence(plan, [stars, directed], {"Gull Point"}, hop.search_query)
+    assert ranked[0][0] == "Rob Tamsin", ranked
+    assert rank_bridge_evidence(plan, [stars, directed], {"Gull Point"}, "comedy film")[0][0] == "Ivo Brant"
