@@ -173,8 +173,8 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
         if compared is None:
             return {}
         value_kind = compared[0]
-        return {sid: (lambda q, sid=sid, name=name: states_kind(value_kind, option_question(plan.question, name),
-                                                                 hop_relation(plan, sid), q))
+        return {sid: (lambda q, asked=option_question(plan.question, name), relation=hop_relation(plan, sid):
+                      states_kind(value_kind, asked, relation, q))
                 for name, sid in options}
     if kind not in ("entity", "date", "number"):
         return {}

@@ -139,11 +139,17 @@ def relation_cue_terms(terms: set[str]) -> set[str]:
     """`terms` with the words articles use for the same relations and attributes ("director"
     -> "directed"; "death" -> "died")."""
     out = set(terms)
-    for words in [*RELATION_CUES.values(), *([k, *v] for k, v in ATTRIBUTE_CUES.items())]:
-        cue_terms = set(content_terms(" ".join(words)))
+    for cue_terms in _cue_term_sets():
         if terms & cue_terms:
             out |= cue_terms
     return out
+
+
+@cache
+def _cue_term_sets() -> tuple[frozenset[str], ...]:
+    """The stemmed words of each relation's and attribute's cue list, computed once."""
+    return tuple(frozenset(content_terms(" ".join(words)))
+                 for words in [*RELATION_CUES.values(), *([k, *v] for k, v in ATTRIBUTE_CUES.items())])
 
 
 @cache
