@@ -309,7 +309,12 @@ def _with_earlier_hops(plan: Plan, kind: AnswerKind, sid: str, found: list[Found
 
 def _as_asked(question: str, text: str) -> str:
     """"What country was the author of Brand a citizen of?" is answered "Norway" where the
-    sentence says "Norwegian"; other answers stand as the sentence words them."""
+    sentence says "Norwegian"; "In what year ...?" by the year of "17 July 1949"; other
+    answers stand as the sentence words them."""
+    if has_phrase(question, cues().year_cues):
+        years = [d.value[0] for d in date_mentions(text)]
+        if len(years) == 1:
+            return str(int(years[0]))
     if has_phrase(question, cues().country_cues) and is_country_word(text):
         named = countries_named(text)
         if len(named) == 1:

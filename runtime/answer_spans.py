@@ -50,6 +50,7 @@ _PARENS = re.compile(r"\(([^()]*)\)")
 class Cues:
     yes_no_openers: frozenset[str]
     date_cues: tuple[str, ...]
+    year_cues: tuple[str, ...]
     number_cues: tuple[str, ...]
     lowest_wins: frozenset[str]
     highest_wins: frozenset[str]
@@ -66,7 +67,8 @@ class Cues:
 def cues() -> Cues:
     data = yaml.safe_load(resources.files("citeloop.runtime").joinpath("data", "answer_cues.yaml")
                           .read_text(encoding="utf-8"))
-    return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["number_cues"]),
+    return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["year_cues"]),
+                tuple(data["number_cues"]),
                 frozenset(data["lowest_wins"]), frozenset(data["highest_wins"]),
                 frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
                 tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),

@@ -211,3 +211,10 @@ def test_same_state_is_compared_at_the_level_asked_not_by_any_shared_name(second
     answer = run_research("Are Orm Field Airport and Tarrow Airport in the same state?", kit, out_dir=None,
                           sink=MemorySink())[0].report.answer
     assert (answer.kind, answer.text) == ("yes_no", expected), answer.reason
+
+
+def test_a_year_asked_is_answered_with_the_year_of_the_date_found() -> None:
+    pages = {**FILLER, "Orla Fenn": "Orla Fenn (born 17 July 1949) is an Irish painter."}
+    year, _ = run_research("In what year was Orla Fenn born?", _kit(pages), out_dir=None, sink=MemorySink())
+    date, _ = run_research("When was Orla Fenn born?", _kit(pages), out_dir=None, sink=MemorySink())
+    assert (year.report.answer.text, date.report.answer.text) == ("1949", "17 July 1949")
