@@ -310,7 +310,11 @@ def _with_earlier_hops(plan: Plan, kind: AnswerKind, sid: str, found: list[Found
 def _as_asked(question: str, text: str) -> str:
     """"What country was the author of Brand a citizen of?" is answered "Norway" where the
     sentence says "Norwegian"; "In what year ...?" by the year of "17 July 1949"; other
-    answers stand as the sentence words them."""
+    answers stand as the sentence words them, less a word of office before a name
+    ("Emperor Minh Mạng" -> "Minh Mạng")."""
+    first, _, rest = text.partition(" ")
+    if first.lower() in cues().address_words and len(rest.split()) >= 2 and rest[:1].isupper():
+        return rest
     if has_phrase(question, cues().year_cues):
         years = [d.value[0] for d in date_mentions(text)]
         if len(years) == 1:

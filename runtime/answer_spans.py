@@ -51,6 +51,7 @@ class Cues:
     yes_no_openers: frozenset[str]
     date_cues: tuple[str, ...]
     year_cues: tuple[str, ...]
+    address_words: frozenset[str]
     number_cues: tuple[str, ...]
     lowest_wins: frozenset[str]
     highest_wins: frozenset[str]
@@ -68,7 +69,7 @@ def cues() -> Cues:
     data = yaml.safe_load(resources.files("citeloop.runtime").joinpath("data", "answer_cues.yaml")
                           .read_text(encoding="utf-8"))
     return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["year_cues"]),
-                tuple(data["number_cues"]),
+                frozenset(data["address_words"]), tuple(data["number_cues"]),
                 frozenset(data["lowest_wins"]), frozenset(data["highest_wins"]),
                 frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
                 tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),

@@ -218,3 +218,12 @@ def test_a_year_asked_is_answered_with_the_year_of_the_date_found() -> None:
     year, _ = run_research("In what year was Orla Fenn born?", _kit(pages), out_dir=None, sink=MemorySink())
     date, _ = run_research("When was Orla Fenn born?", _kit(pages), out_dir=None, sink=MemorySink())
     assert (year.report.answer.text, date.report.answer.text) == ("1949", "17 July 1949")
+
+
+def test_a_word_of_office_before_a_name_is_left_out_of_the_answer() -> None:
+    pages = {**FILLER, "Merrow Abbey": "Merrow Abbey is a ruined abbey. It was founded by King Oskar Dal of Merrow in 1120."}
+    result, _ = run_research("Who founded Merrow Abbey?", _kit(pages), out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Oskar Dal of Merrow", result.report.answer
+    # "Queen Victoria": one word would be left, so the name stays whole.
+    from citeloop.runtime.answer import _as_asked
+    assert _as_asked("Who was her mother?", "Queen Victoria") == "Queen Victoria"
