@@ -154,12 +154,21 @@ def _cue_term_sets() -> tuple[frozenset[str], ...]:
 
 @cache
 def _attribute_stems() -> dict[str, frozenset[str]]:
-    """Stemmed attribute word -> the stems a biography states it with ("death" -> "die")."""
+    """Stemmed attribute or relation word -> the stems a biography states it with ("death" ->
+    "die", "spouse" -> "married")."""
     out: dict[str, set[str]] = {}
-    for key, words in ATTRIBUTE_CUES.items():
+    for key, words in [*ATTRIBUTE_CUES.items(), *RELATION_CUES.items()]:
         for stem in content_terms(key):
             out.setdefault(stem, set()).update(content_terms(" ".join(words)))
     return {k: frozenset(v) for k, v in out.items()}
+
+
+@cache
+def hop_relation_words(hop_query: str) -> tuple[str, ...]:
+    """The stemmed relation words of `RELATION_CUES` a hop's query names ("Lady Rose McLaren
+    spouse" -> "spous"): what a sentence must state for the hop, whatever query found it."""
+    terms = set(content_terms(re.sub(r"\{\w+\}", " ", hop_query)))
+    return tuple(dict.fromkeys(t for relation in RELATION_CUES for t in content_terms(relation) if t in terms))
 
 
 def with_attribute_cues(key_terms: Iterable[str], sentence_terms: Iterable[str]) -> list[str]:

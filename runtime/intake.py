@@ -10,7 +10,7 @@ sentences become cards, near-duplicates are rejected and conflicts between cards
 from __future__ import annotations
 
 import time
-from citeloop.runtime.bridging import focus_terms, names_title, with_attribute_cues
+from citeloop.runtime.bridging import focus_terms, hop_relation_words, names_title, with_attribute_cues
 from citeloop.runtime.injection import findings_by_line, strip_invisible
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms, fold_accents, term_overlap
@@ -88,6 +88,9 @@ class EvidenceIntake:
         self.ledger.register(doc)
         doc_text = " ".join([doc.title, *(s.text for s in doc.sentences)])
         key = focus_terms(f"{query} {' '.join(state.entities)}", state.entities, doc_text)
+        # The first search of a hop is often the whole question ("Who is the father-in-law of
+        # X?"): the sentences are still judged by the relation the hop itself asks ("spouse").
+        key += [t for t in hop_relation_words(state.sq.search_query) if t not in key]
         title_terms = content_terms(doc.title)
         answer_test = self._answer_tests.get(sid)
         # The bonus goes to pages about the entity the previous hop resolved to: a runner-up's

@@ -65,3 +65,16 @@ def test_the_next_hop_follows_the_name_its_own_relation_word_stands_next_to() ->
     ranked = rank_bridge_evidence(plan, [stars, directed], {"Gull Point"}, hop.search_query)
     assert ranked[0][0] == "Rob Tamsin", ranked
     assert rank_bridge_evidence(plan, [stars, directed], {"Gull Point"}, "comedy film")[0][0] == "Ivo Brant"
+
+
+def test_a_hop_found_by_the_whole_question_keeps_the_sentence_that_states_its_relation() -> None:
+    """The first search of "the father-in-law of X" is the question itself, whose words name no
+    spouse; the sentence that says whom she married is still the spouse hop's evidence, so the
+    next hop reads the husband's article and finds his father, not hers."""
+    result = _research("Who is the father-in-law of Lady Mira Holt?", {
+        "Lady Mira Holt": "Lady Mira Holt (1919 - 2005) was a British aristocrat, the fourth daughter of the "
+                          "6th Earl of Merrow. Lady Mira Holt trained as a dancer in London. "
+                          "Lady Mira Holt was the sister of Lady Ada Holt. In 1940 she married Corin Vale.",
+        "Corin Vale": "Corin Vale (1913 - 2003) was a British industrialist, the son of Oskar Vale and Lena Vale."})
+    assert result.report.resolved_entities.get("sq1") == "Corin Vale", result.report.resolved_entities
+    assert result.report.answer.text == "Oskar Vale", result.report.answer
