@@ -111,9 +111,43 @@ def either_or_options(question: str) -> list[str]:
     return []
 
 
+_WORKS = r"(?:films?|songs?|albums?|novels?|books?)"
+_REL_OF_WORKS = r"(?:the\s+)?(?:both\s+)?(?P<{g}>" + "|".join(RELATION_CUES) + r")s?\s+of\s+(?:both\s+)?" + _WORKS + r"\s+"
+# "Are the directors of films A and B ...", "Do director of film A and director of film B ...",
+# "Do both films A and B have the directors ...", "Do both A and B films have the directors ...".
+BOTH_WORKS = re.compile(
+    r"^(?i:are|were|is|was|do|does|did)\s+(?:both\s+)?(?:" + _REL_OF_WORKS.format(g="rel") + r"|(?P<works>"
+    + _WORKS + r"),?\s+)?(?P<a>[" + _CAPITAL + r"(].*?),?\s+and\s+(?:" + _REL_OF_WORKS.format(g="rel2") + r")?(?P<b>["
+    + _CAPITAL + r"(].*?),?\s+(?:(?P<after>" + _WORKS + r")\s+)?(?:have|share|both|from|are|were)\b")
+
+
+def _both_works_path(body: str) -> RelationPath | None:
+    """"Are the directors of films A and B both from the same country?": one chain per work,
+    through the relation the question names before the works or after them ("... have the
+    directors from the same country"), to what is asked of the related entities."""
+    match = BOTH_WORKS.search(body)
+    if match is None:
+        return None
+    rel = match.group("rel")
+    if rel is None and (match.group("works") or match.group("after")):
+        later = re.search(r"\b(?:have|share)\s+the\s+(?P<rel>" + "|".join(RELATION_CUES) + r")s?\b", body[match.end("b"):])
+        rel = later.group("rel") if later else None
+    bases = [_clean(match.group(g)) for g in ("a", "b")]
+    if rel is None or not all(bases):
+        return None
+    rest = body[match.end("b"):]
+    attribute = " ".join(w for w in _attribute_words(rest).split()
+                         if w.rstrip("s") not in RELATION_CUES and not re.fullmatch(_WORKS, w)
+                         and w not in {"both", "same", "share", "from", "have"})
+    return RelationPath(bases, [rel.lower()], rel.lower(), attribute)
+
+
 def relation_path(question: str) -> RelationPath | None:
     """The relation path of a question, or None when it names no relation of a named entity."""
     body = question.strip().rstrip("?").strip()
+    both = _both_works_path(body)
+    if both is not None:
+        return both
     either = EITHER_OR.search(body + "?")
     # The relation is asked before the options: "Her Husband's Trademark" names a film, not a husband.
     relation = re.search(r"\b" + _RELATION + r"\b", body[: either.start()] if either else body, re.IGNORECASE)

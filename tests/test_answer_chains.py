@@ -311,3 +311,42 @@ def test_a_country_asked_by_name_is_answered_with_its_name(question: str, expect
     kit = _kit({**FILLER, "Tom Rell": "Tom Rell (1780 - 1840) was a Norwegian playwright and citizen of note."})
     answer = run_research(question, kit, out_dir=None, sink=MemorySink())[0].report.answer
     assert answer.text == expected, answer
+
+
+@pytest.mark.parametrize(("question", "bases", "attribute"), [
+    ("Are the directors of films Gull Point and Tern Bay both from the same country?", ["Gull Point", "Tern Bay"],
+     "country"),
+    ("Do director of film Count Five And Die and director of film The Green Jacket share the same nationality?",
+     ["Count Five And Die", "The Green Jacket"], "nationality"),
+    ("Do both films The Cow And I and War Book have the directors from the same country?",
+     ["The Cow And I", "War Book"], "country"),
+    ("Do both Possession (1922 Film) and La Boum films have the directors from the same country?",
+     ["Possession (1922 Film)", "La Boum"], "country"),
+])
+def test_two_works_compared_through_a_relation_are_two_chains(question: str, bases: list[str], attribute: str) -> None:
+    from citeloop.runtime.relations import relation_path
+
+    path = relation_path(question)
+    assert path is not None and (path.bases, path.relations, path.attribute) == (bases, ["director"], attribute)
+
+
+def test_people_compared_directly_are_no_chain() -> None:
+    """"both film directors" asks it of the people named: no relation of a work."""
+    from citeloop.runtime.relations import relation_path
+
+    assert relation_path("Are Christopher Nolan and Sathish Kalathil both film directors?") is None
+
+
+def test_the_directors_of_two_films_are_compared_by_their_own_country() -> None:
+    """Both films are British; their directors are not from the same country: the answer
+    comes from the directors' articles, not from the films'."""
+    kit = _kit({**FILLER,
+                "Gull Point": "Gull Point is a 1950 British drama film directed by Arko Sen.",
+                "Tern Bay": "Tern Bay is a 1952 British comedy film directed by Ada Klee.",
+                "Arko Sen": "Arko Sen (1901 - 1980) was an Indian film director.",
+                "Ada Klee": "Ada Klee (1910 - 1990) was a German film director."})
+    result, _ = run_research("Are the directors of films Gull Point and Tern Bay both from the same country?", kit,
+                             out_dir=None, sink=MemorySink())
+    assert [sq.search_query for sq in result.plan.sub_questions] == [
+        "Gull Point director", "{sq1} country", "Tern Bay director", "{sq3} country"]
+    assert result.report.answer.text == "no", result.report.answer
