@@ -164,11 +164,25 @@ def _attribute_stems() -> dict[str, frozenset[str]]:
 
 
 @cache
-def hop_relation_words(hop_query: str) -> tuple[str, ...]:
-    """The stemmed relation words of `RELATION_CUES` a hop's query names ("Lady Rose McLaren
-    spouse" -> "spous"): what a sentence must state for the hop, whatever query found it."""
+def _hop_relations(hop_query: str) -> tuple[str, ...]:
+    """The relations of `RELATION_CUES` a hop's query names ("Gull Point director" -> "director");
+    none for a hop whose words are a clause of the question."""
     terms = set(content_terms(re.sub(r"\{\w+\}", " ", hop_query)))
-    return tuple(dict.fromkeys(t for relation in RELATION_CUES for t in content_terms(relation) if t in terms))
+    return tuple(relation for relation in RELATION_CUES if terms & set(content_terms(relation)))
+
+
+@cache
+def hop_relation_words(hop_query: str) -> tuple[str, ...]:
+    """The stemmed relation words a hop's query names ("Lady Rose McLaren spouse" -> "spous"):
+    what a sentence must state for the hop, whatever query found it."""
+    return tuple(dict.fromkeys(t for relation in _hop_relations(hop_query) for t in content_terms(relation)))
+
+
+@cache
+def _hop_relation_cues(hop_query: str) -> frozenset[str]:
+    """The words articles state a hop's relations with ("director" -> "directed", "director")."""
+    return frozenset(t for relation in _hop_relations(hop_query)
+                     for t in content_terms(" ".join([relation, *RELATION_CUES[relation]])))
 
 
 def with_attribute_cues(key_terms: Iterable[str], sentence_terms: Iterable[str]) -> list[str]:
@@ -179,16 +193,6 @@ def with_attribute_cues(key_terms: Iterable[str], sentence_terms: Iterable[str])
     have = set(terms)
     stems = _attribute_stems()
     return terms + [k for k in dict.fromkeys(key_terms) if k not in have and stems.get(k, frozenset()) & have]
-
-
-@cache
-def _hop_relation_cues(hop_query: str) -> frozenset[str]:
-    """The words articles state the relation a hop asks with, when its query names one of the
-    relations of `RELATION_CUES` ("Gull Point director" -> "directed", "director"); empty for a
-    hop whose words are a clause of the question."""
-    terms = set(content_terms(re.sub(r"\{\w+\}", " ", hop_query)))
-    return frozenset(t for relation, cues in RELATION_CUES.items() if terms & set(content_terms(relation))
-                     for t in content_terms(" ".join([relation, *cues])))
 
 
 def relation_terms(plan: Plan) -> set[str]:
