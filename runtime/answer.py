@@ -147,7 +147,8 @@ def comparison_value(question: str) -> tuple[AnswerKind, bool] | None:
     """(what is compared, whether the highest wins) for "Which came out first, A or B?"
     ("date", False); None when the question names no one direction."""
     c = cues()
-    words = set(tokenize(question))
+    # The words of an option's name compare nothing ("Before The Bat's Flight Is Done").
+    words = set(tokenize(_without(question, question_options(question))))
     lowest, highest = bool(words & c.lowest_wins), bool(words & c.highest_wins)
     if lowest == highest:
         return None

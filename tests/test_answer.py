@@ -227,3 +227,11 @@ def test_a_word_of_office_before_a_name_is_left_out_of_the_answer() -> None:
     # "Queen Victoria": one word would be left, so the name stays whole.
     from citeloop.runtime.answer import _as_asked
     assert _as_asked("Who was her mother?", "Queen Victoria") == "Queen Victoria"
+
+
+def test_a_comparison_word_inside_an_option_compares_nothing() -> None:
+    from citeloop.runtime.answer import comparison_value
+
+    # "Before" names a film here; "younger" is what is compared: the later birth wins.
+    assert comparison_value("Which film whose director is younger, Before Dawn Falls or Tern Bay?") == ("date", True)
+    assert comparison_value("Which film came out first, Gull Point or The Last Ones?") == ("date", False)
