@@ -287,7 +287,7 @@ def _with_earlier_hops(plan: Plan, kind: AnswerKind, sid: str, found: list[Found
             # The answer hop says the asked relation of the entity the background led to: that
             # entity is a bridge, unless its own article calls it what the question asks
             # ("Hebron Academy ... is a school").
-            short = {k.lower(): v for k, v in described.items()}
+            short = {fold_accents(k).lower(): v for k, v in described.items()}  # keyed like `bridges`
             led_to = {b for b in bridges if not described_as(b, sq.finds, short)}
         # A sentence of the answer hop that does not say the relation ranks below the background's that do.
         found = [f if says else replace(f, score=f.score - 2 * EARLIER_HOP) for f, says in zip(found, stating)]

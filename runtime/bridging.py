@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from citeloop.runtime.memo import memo
+from citeloop.runtime.plan_gate import SLOT
 from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, fold_accents, tokenize
 from citeloop.trajectories.models import EvidenceCard, Plan
@@ -167,7 +168,7 @@ def _attribute_stems() -> dict[str, frozenset[str]]:
 def _hop_relations(hop_query: str) -> tuple[str, ...]:
     """The relations of `RELATION_CUES` a hop's query names ("Gull Point director" -> "director");
     none for a hop whose words are a clause of the question."""
-    terms = set(content_terms(re.sub(r"\{\w+\}", " ", hop_query)))
+    terms = set(content_terms(SLOT.sub(" ", hop_query)))
     return tuple(relation for relation in RELATION_CUES if terms & set(content_terms(relation)))
 
 

@@ -112,7 +112,8 @@ def either_or_options(question: str) -> list[str]:
 
 
 _WORKS = r"(?:films?|songs?|albums?|novels?|books?)"
-_REL_OF_WORKS = r"(?:the\s+)?(?:both\s+)?(?P<{g}>" + "|".join(RELATION_CUES) + r")s?\s+of\s+(?:both\s+)?" + _WORKS + r"\s+"
+_RELATION_NAMES = "|".join(RELATION_CUES)
+_REL_OF_WORKS = r"(?:the\s+)?(?:both\s+)?(?P<{g}>" + _RELATION_NAMES + r")s?\s+of\s+(?:both\s+)?" + _WORKS + r"\s+"
 # "Are the directors of films A and B ...", "Do director of film A and director of film B ...",
 # "Do both films A and B have the directors ...", "Do both A and B films have the directors ...".
 BOTH_WORKS = re.compile(
@@ -130,7 +131,7 @@ def _both_works_path(body: str) -> RelationPath | None:
         return None
     rel = match.group("rel")
     if rel is None and (match.group("works") or match.group("after")):
-        later = re.search(r"\b(?:have|share)\s+the\s+(?P<rel>" + "|".join(RELATION_CUES) + r")s?\b", body[match.end("b"):])
+        later = re.search(r"\b(?:have|share)\s+the\s+(?P<rel>" + _RELATION_NAMES + r")s?\b", body[match.end("b"):])
         rel = later.group("rel") if later else None
     bases = [_clean(match.group(g)) for g in ("a", "b")]
     if rel is None or not all(bases):
