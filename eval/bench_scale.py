@@ -2,6 +2,7 @@
 
     python -m citeloop.eval.bench_scale [--data DIR] [--seeds 0,1] [--limit N] [--rounds 2]
                                         [--repeats 3] [--out bench-out/scale.json]
+    python -m citeloop.eval.bench_scale --runs DIR [--repeats 5]   # only part 2, on DIR's run files
 
 1. Batch research, `citeloop research --questions FILE`, of the shipped 2Wiki-500 questions over
    their own corpus (written out as a corpus JSONL) with the set's read budget of 10, policy
@@ -15,13 +16,14 @@
    its index inside the batch. Every engine's run files are checked against the serial
    batch's (bytes up to the final `run_meta` line; a header whose code digest alone differs
    means the source tree changed while the benchmark ran).
-2. Store ingest of the serial batch's run files (at least 1,000 runs with the defaults),
-   `citeloop store ingest --workers 1` and `--workers 2`, into a fresh store each time, events
-   per second from the ingest's own clock (start-up excluded), best of `--repeats` (1 and 2
-   alternating); against the
-   bare floor, measured in this process, best of `--repeats`: read every file, decode every
-   event line with msgspec (the store's typed decoder) and write those events once, as one zstd
-   Parquet file.
+2. Store ingest of the serial batch's run files (at least 1,000 runs with the defaults), or of
+   the run files under `--runs DIR` (then the research is skipped), `citeloop store ingest
+   --workers 1` and `--workers 2`, into a fresh store each time, events per second from the
+   ingest's own clock (start-up excluded), against the bare floor, measured in this process:
+   read every file, decode every event line with msgspec (the store's typed decoder) and write
+   those events once, as one zstd Parquet file. Each of `--repeats` rounds runs the floor,
+   ingest x 1 and ingest x 2 in turn, so that load from other work hits them alike; the best of
+   each is reported, and every round's figures with the load average.
 
 Targets: research with 2 process workers >= 1.7x the runs/s of 1; ingest in one process >=
 0.9x the floor; ingest with 2 workers >= 1.6x of 1. Prints a table and writes JSON.
@@ -170,6 +172,26 @@ def ingest(runs: Path, store: Path, workers: int) -> dict:
             "start_method": report.get("start_method"), "cli_startup_s": round(wall - report["seconds"], 3)}
 
 
+def ingest_rounds(runs: Path, tmp: Path, repeats: int) -> dict:
+    """The floor, ingest x 1 and ingest x 2 in turn, `repeats` times (load from other work hits
+    them alike); the best of each, and every round's figures."""
+    paths = sorted(runs.rglob("*.jsonl"))
+    floors, ingests, rounds = [], [], []
+    for _ in range(repeats):
+        events, seconds = ingest_floor(paths, tmp / "floor.parquet")
+        floors.append({"runs": len(paths), "events": events, "seconds": round(seconds, 4),
+                       "events_per_s": round(events / seconds)})
+        one, two = (ingest(runs, tmp / "store", w) for w in (1, 2))
+        ingests += [one, two]
+        rounds.append({"floor": floors[-1]["events_per_s"], "ingest_1": one["events_per_s"],
+                       "ingest_2": two["events_per_s"], "load_avg": round(os.getloadavg()[0], 2)})
+        print(f"  ingest round {len(rounds)}: floor {rounds[-1]['floor']:,} events/s, x 1 {one['events_per_s']:,}, "
+              f"x 2 {two['events_per_s']:,}; load {rounds[-1]['load_avg']}", file=sys.stderr)
+    best = lambda rows: max(rows, key=lambda r: r["events_per_s"])  # noqa: E731
+    return {"ingest_floor": best(floors), "ingest_rounds": rounds,
+            "ingest": [best([r for r in ingests if r["workers"] == w]) for w in (1, 2)]}
+
+
 def _met(value: float | None, target: float) -> dict:
     return {"target": target, "value": value, "met": value is not None and value >= target}
 
@@ -182,41 +204,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2, help="research rounds, engines in turn within each")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path("bench-out/scale.json"))
+    parser.add_argument("--runs", type=Path, default=None,
+                        help="skip the research: measure only the store ingest, of the run files under DIR")
     args = parser.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="citeloop-bench-scale-"))
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                                  "load_avg_at_start": os.getloadavg()[0]}}
     try:
-        files = prepare(args.data, args.limit, max(1, args.rounds), tmp)
-        results["dataset"] = {"name": "2wiki", "questions": files["n_questions"], "documents": files["n_documents"],
-                              "seeds": args.seeds, "policy": "heuristic", "rounds": len(files["questions"])}
-        t0 = time.perf_counter()
-        subprocess.run([*citeloop_command(), "--help"], capture_output=True, check=True)
-        results["cli_help_s"] = round(time.perf_counter() - t0, 3)
-        results["research"] = research_rounds(files, args.seeds, tmp)
-        runs = tmp / "runs-serial-None"
-        paths = sorted(runs.rglob("*.jsonl"))
-        floors = [ingest_floor(paths, tmp / "floor.parquet") for _ in range(args.repeats)]
-        events, seconds = min(floors, key=lambda f: f[1])
-        results["ingest_floor"] = {"runs": len(paths), "events": events, "seconds": round(seconds, 4),
-                                   "events_per_s": round(events / seconds)}
-        ingests = [ingest(runs, tmp / "store", w) for _ in range(args.repeats) for w in (1, 2)]
-        results["ingest"] = [max((r for r in ingests if r["workers"] == w), key=lambda r: r["events_per_s"])
-                             for w in (1, 2)]
+        if args.runs is None:
+            files = prepare(args.data, args.limit, max(1, args.rounds), tmp)
+            results["dataset"] = {"name": "2wiki", "questions": files["n_questions"],
+                                  "documents": files["n_documents"], "seeds": args.seeds, "policy": "heuristic",
+                                  "rounds": len(files["questions"])}
+            t0 = time.perf_counter()
+            subprocess.run([*citeloop_command(), "--help"], capture_output=True, check=True)
+            results["cli_help_s"] = round(time.perf_counter() - t0, 3)
+            results["research"] = research_rounds(files, args.seeds, tmp)
+        results.update(ingest_rounds(args.runs or tmp / "runs-serial-None", tmp, args.repeats))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     results["machine"]["load_avg_at_end"] = os.getloadavg()[0]
 
-    rate = {(b["engine"], b["workers"]): b["runs_per_s"] for b in results["research"]}
     one, two = results["ingest"]
     floor = results["ingest_floor"]["events_per_s"]
-    research_ratio = round(rate[("process", 2)] / rate[("process", 1)], 3) if rate[("process", 1)] else None
     results["targets"] = {
-        "research_2_over_1": _met(research_ratio, TARGETS["research_2_over_1"]),
         "ingest_over_floor": _met(round(one["events_per_s"] / floor, 3), TARGETS["ingest_over_floor"]),
         "ingest_2_over_1": _met(round(two["events_per_s"] / one["events_per_s"], 3), TARGETS["ingest_2_over_1"]),
     }
+    if "research" in results:
+        rate = {(b["engine"], b["workers"]): b["runs_per_s"] for b in results["research"]}
+        research_ratio = round(rate[("process", 2)] / rate[("process", 1)], 3) if rate[("process", 1)] else None
+        results["targets"] = {"research_2_over_1": _met(research_ratio, TARGETS["research_2_over_1"]),
+                              **results["targets"]}
     _print(results)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2), encoding="utf-8")
@@ -225,18 +245,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print(results: dict) -> None:
-    d, t = results["dataset"], results["targets"]
+    t = results["targets"]
     miss = lambda key: "" if t[key]["met"] else " MISS"  # noqa: E731
-    print(f"batch research: 2wiki, {d['questions']} questions x seeds {d['seeds']}, {d['policy']}, "
-          f"{d['rounds']} rounds; "
-          f"{results['machine']['cpus']} CPUs, load {results['machine']['load_avg_at_start']:.1f} at start")
-    print(f"{'engine':<16}{'runs':>7}{'failed':>8}{'runs/s':>9}{'batch s':>9}{'engine start s':>16}"
-          f"{'CLI start-up s':>16}{'same bytes':>14}")
-    for b in results["research"]:
-        print(f"{b['engine'] + ' x ' + str(b['workers'] or 1):<16}{b['runs']:>7}{b['failed']:>8}{b['runs_per_s']:>9}"
-              f"{b['seconds']:>9.1f}{b['engine_start_s']:>16.2f}{b['cli_startup_s']:>16.2f}"
-              f"{b['identical_to_serial']:>14}")
-    print(f"process x 2 over process x 1: {t['research_2_over_1']['value']}x (target >= 1.7){miss('research_2_over_1')}")
+    if "research" in results:
+        _print_research(results, miss)
     f = results["ingest_floor"]
     print(f"store ingest of {f['runs']:,} runs, {f['events']:,} events (best of repeats; start-up excluded):")
     print(f"{'':<34}{'events/s':>12}{'seconds':>10}{'CLI start-up s':>16}")
@@ -247,7 +259,25 @@ def _print(results: dict) -> None:
         print(f"{label:<34}{r['events_per_s']:>12,}{r['seconds']:>10.3f}{r['cli_startup_s']:>16.2f}")
     print(f"ingest x 1 over floor: {t['ingest_over_floor']['value']}x (target >= 0.9){miss('ingest_over_floor')}; "
           f"ingest x 2 over x 1: {t['ingest_2_over_1']['value']}x (target >= 1.6){miss('ingest_2_over_1')}")
-    print(f"CLI start-up (`citeloop --help`): {results['cli_help_s']:.2f} s")
+    machine = results["machine"]
+    print(f"{machine['cpus']} CPUs, load average {machine['load_avg_at_start']:.1f} at start, "
+          f"{machine['load_avg_at_end']:.1f} at end")
+    if "cli_help_s" in results:
+        print(f"CLI start-up (`citeloop --help`): {results['cli_help_s']:.2f} s")
+
+
+def _print_research(results: dict, miss) -> None:  # noqa: ANN001 - the caller's helper
+    d, t = results["dataset"], results["targets"]
+    print(f"batch research: 2wiki, {d['questions']} questions x seeds {d['seeds']}, {d['policy']}, "
+          f"{d['rounds']} rounds; "
+          f"{results['machine']['cpus']} CPUs, load {results['machine']['load_avg_at_start']:.1f} at start")
+    print(f"{'engine':<16}{'runs':>7}{'failed':>8}{'runs/s':>9}{'batch s':>9}{'engine start s':>16}"
+          f"{'CLI start-up s':>16}{'same bytes':>14}")
+    for b in results["research"]:
+        print(f"{b['engine'] + ' x ' + str(b['workers'] or 1):<16}{b['runs']:>7}{b['failed']:>8}{b['runs_per_s']:>9}"
+              f"{b['seconds']:>9.1f}{b['engine_start_s']:>16.2f}{b['cli_startup_s']:>16.2f}"
+              f"{b['identical_to_serial']:>14}")
+    print(f"process x 2 over process x 1: {t['research_2_over_1']['value']}x (target >= 1.7){miss('research_2_over_1')}")
 
 
 if __name__ == "__main__":

@@ -163,6 +163,5 @@ class Store:
 
 def ingest(source: str | Path, store: str | Path, validate: bool = False, workers: int = 1) -> IngestReport:
     """`citeloop store ingest`: compact run files under `source` into the store at `store`."""
-    source = Path(source)
-    run_files(source)  # fail on a bad source before a store directory is made
-    return Store.create(store).ingest(source, validate=validate, workers=workers)
+    paths = run_files(Path(source))  # fail on a bad source before a store directory is made
+    return Store.create(store).ingest(paths, validate=validate, workers=workers)

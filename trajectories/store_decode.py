@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import json
 import re
+from operator import attrgetter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin
@@ -163,8 +165,8 @@ _PLAIN = EVENT_TYPES - set(NEEDED)
 _KINDS = {t: t.removesuffix("_decision") for t in DECISION_TYPES}
 _ROUND_DECISIONS = frozenset(t for t in DECISION_TYPES if "state" in NEEDED.get(t, {}))
 """Decisions that record the search round (in `state.round`)."""
-_HEX = re.compile(r"[0-9a-f]*")
-_JSON_SPACE = re.compile(rb"[ \t\r\n]")
+_RUN_ID, _SEQ, _PARENT_SEQ, _SUBQ = (attrgetter(k) for k in ("run_id", "seq", "parent_seq", "subq"))
+_HEX_DIGITS = "0123456789abcdef"
 _SCHEMA_VERSION = re.compile(rb'"schema_version":\s*(\d+)')
 
 
@@ -172,30 +174,21 @@ def line_types(events: list[Any], schema_version: int | None) -> list[str]:
     """The current event type of each decoded line. Before schema 5 a hard limit was a
     `stop_decision` by the `hard_limit` policy (`events.migrate_event`): it is a `hard_limit`
     event, and gives no decision row."""
-    types = [LINE_KINDS[type(e)] for e in events]
+    types = list(map(LINE_KINDS.__getitem__, map(type, events)))
     if schema_version is None or schema_version < 5:
         types = ["hard_limit" if t == "stop_decision" and e.policy is not None and e.policy.name == "hard_limit"
                  else t for t, e in zip(types, events)]
     return types
 
 
-def decode_lines(body: bytes, schema_version: int | None = SCHEMA_VERSION) -> list[msgspec.Struct]:
+def decode_lines(body: bytes | memoryview, schema_version: int | None = SCHEMA_VERSION) -> list[msgspec.Struct]:
     """Event lines (each ending in a newline) decoded in one call: as one JSON array, since no
     JSON text holds a raw newline, and a blank line leaves two commas in a row, which fails.
     `schema_version` is the file's as written (None: the header has none); before 4, lines may
     carry the old tags, and decode into the `LEGACY_LINE_TYPES` structs."""
     decoder = LEGACY_LINES_DECODER if schema_version is None or schema_version < 4 else LINES_DECODER
-    return decoder.decode(b"[" + body[:-1].replace(b"\n", b",") + b"]")
-
-
-def _choice_text(raw: msgspec.Raw) -> str | None:
-    """A decision's `choice` as compact JSON text: as written, unless it has spaces."""
-    text = bytes(raw)
-    if not text or text == b"null":
-        return None
-    if _JSON_SPACE.search(text):
-        return json.dumps(json.loads(text), separators=(",", ":"), ensure_ascii=False)
-    return text.decode("utf-8")
+    # Joined from a view and then replaced: two copies of the lines, not four.
+    return decoder.decode(b"".join((b"[", memoryview(body)[:-1], b"]")).replace(b"\n", b","))
 
 
 # --------------------------------------------------------------------------- one file
@@ -227,6 +220,8 @@ class DecodedFile:
     """(seq, payload) of `text_blob` lines (None: the payload is worked out from the line)."""
     blobs: dict[str, str | None] = field(default_factory=dict)
     decisions: list[tuple[Any, ...]] = field(default_factory=list)
+    """Rows of `decisions`; `choice` as the raw JSON (`msgspec.Raw`), made text for the whole
+    batch at once (`store_tables`)."""
     tool_calls: list[tuple[Any, ...]] = field(default_factory=list)
     claims: list[tuple[Any, ...]] = field(default_factory=list)
     finished: bool = False
@@ -244,13 +239,19 @@ class FileRead:
     reason: str | None = None
 
 
+@lru_cache(maxsize=256)
+def _policies_json(names: tuple[tuple[str, str], ...]) -> str:
+    """`{kind: policy name}` as compact JSON; cached, as a batch's runs mostly share their policies."""
+    return json.dumps(dict(names), separators=(",", ":"))
+
+
 def _policy_name(policies: dict[str, Any]) -> str:
     if set(policies) == {"spec"}:
         return policies["spec"].name
     return ",".join(f"{kind}={ref.name}" for kind, ref in sorted(policies.items()))
 
 
-def _header(head: bytes, path: Path, stream_problem: str | None) -> RunHeader:
+def _header(head: bytes, key: str, stream_problem: str | None) -> RunHeader:
     """Line 1, validated (and migrated) by `RunHeader`; errors exactly as `parse_run_bytes` words them."""
     try:
         data = msgspec.json.decode(head)
@@ -258,7 +259,7 @@ def _header(head: bytes, path: Path, stream_problem: str | None) -> RunHeader:
             return RunHeader.model_validate(data)
     except (ValueError, msgspec.DecodeError):  # pydantic's ValidationError is a ValueError
         pass
-    return parse_run_bytes(head, path, stream_problem=stream_problem).header  # raises RunFileError
+    return parse_run_bytes(head, Path(key), stream_problem=stream_problem).header  # raises RunFileError
 
 
 def _header_row(header: RunHeader) -> dict[str, Any]:
@@ -267,7 +268,7 @@ def _header_row(header: RunHeader) -> dict[str, Any]:
     return {
         "run_id": header.run_id, "question": spec.question, "seed": spec.seed,
         "policy": _policy_name(spec.policies),
-        "policies": json.dumps({k: v.name for k, v in sorted(spec.policies.items())}, separators=(",", ":")),
+        "policies": _policies_json(tuple(sorted((k, v.name) for k, v in spec.policies.items()))),
         "planner": spec.planner.name, "planner_version": spec.planner.version,
         "verifier": spec.verifier.name, "verifier_version": spec.verifier.version,
         "search_tool": spec.tools["search"].name if "search" in spec.tools else None,
@@ -286,14 +287,13 @@ def read_file(key: str, raw: bytes, digest: str, known_digest: str | None, exact
     refuses, a torn file, and with `exact` every file, goes through the exact reader
     (pydantic on every event), which says where the good events end and why.
     """
-    path = Path(key)
     if known_digest == digest:
         return FileRead(digest)
     try:
         data, stream_problem = decompress_run_bytes(raw, compressed=key.endswith(".zst"))
         nl = data.find(b"\n")
         head = data if nl < 0 else data[: nl + 1]
-        header = _header(head, path, stream_problem if nl < 0 else None)
+        header = _header(head, key, stream_problem if nl < 0 else None)
     except RunFileError as exc:
         return FileRead(digest, reason=str(exc))
     found = _SCHEMA_VERSION.search(head)  # the version as written (the header model migrates it)
@@ -305,8 +305,8 @@ def read_file(key: str, raw: bytes, digest: str, known_digest: str | None, exact
     # A torn tail (no final newline) is cut here.
     end = data.rfind(b"\n") + 1
     f.problem = "incomplete last line" if data[end:].strip() else stream_problem
-    if exact or f.problem or not _fill(f, data[nl + 1 : end], exact=False):
-        run = parse_run_bytes(data, path, stream_problem=stream_problem)
+    if exact or f.problem or not _fill(f, memoryview(data)[nl + 1 : end], exact=False):
+        run = parse_run_bytes(data, Path(key), stream_problem=stream_problem)
         end = nl + 1
         for _ in range(len(run.events)):
             end = data.index(b"\n", end) + 1
@@ -317,7 +317,7 @@ def read_file(key: str, raw: bytes, digest: str, known_digest: str | None, exact
     return FileRead(digest, f)
 
 
-def _fill(f: DecodedFile, body: bytes, exact: bool) -> bool:
+def _fill(f: DecodedFile, body: bytes | memoryview, exact: bool) -> bool:
     """Decode the event lines `body` into `f`'s rows; False if a line is not JSON, not an
     object of a known event type, has a needed field of the wrong type, or is not of this
     run and seq.
@@ -332,18 +332,22 @@ def _fill(f: DecodedFile, body: bytes, exact: bool) -> bool:
     try:
         events: list[Any] = decode_lines(body, f.schema_version)
         if exact:
+            body = bytes(body)
             body.decode("utf-8")
     except (UnicodeDecodeError, *_LINE_ERRORS):
         return False
     n = len(events)
     run_id = f.run_id
-    if (exact and body.count(b"\n") != n) or [e.seq for e in events] != list(range(n)) or any(
-            e.run_id != run_id for e in events):
+    if exact and body.count(b"\n") != n:
+        return False
+    # map/attrgetter: these columns and checks touch every event, so they stay in C
+    run_ids = set(map(_RUN_ID, events))
+    if list(map(_SEQ, events)) != list(range(n)) or (run_ids and run_ids != {run_id}):
         return False
     types = line_types(events, f.schema_version)
     f.n_events, f.type = n, types
-    f.parent_seq = [e.parent_seq for e in events]
-    f.subq = [e.subq for e in events]
+    f.parent_seq = list(map(_PARENT_SEQ, events))
+    f.subq = list(map(_SUBQ, events))
     blobs, blob_payloads, decisions, calls = f.blobs, f.blob_payloads, f.decisions, f.tool_calls
     angles: dict[int, str | None] = {}
     drafted: dict[str | None, tuple[Any, ...]] = {}
@@ -352,20 +356,21 @@ def _fill(f: DecodedFile, body: bytes, exact: bool) -> bool:
     drops: dict[str, str | None] = {}
     round_ = None  # the search round: set by angle/stop decisions and queries, carried forward
     encode = msgspec.json.encode
+    plain = _PLAIN
     for seq, ev, t in zip(range(n), events, types):
-        if t in _PLAIN:
+        if t in plain:
             continue
         if t in _KINDS:
             if t in _ROUND_DECISIONS and ev.state is not None and ev.state.round is not None:
                 round_ = ev.state.round
             policy = ev.policy
             decisions.append((run_id, seq, ev.parent_seq, ev.subq, _KINDS[t], policy and policy.name,
-                              policy and policy.version, _choice_text(ev.choice),
+                              policy and policy.version, ev.choice,
                               None if ev.candidates is None else len(ev.candidates), ev.reason, round_))
         elif t == "text_blob":
             digest = ev.digest
             blob_payloads.append((seq, '{"digest":"' + digest + '"}'
-                                  if digest is not None and _HEX.fullmatch(digest) else None))
+                                  if digest is not None and not digest.strip(_HEX_DIGITS) else None))  # all hex
             if digest is not None and digest not in blobs:
                 blobs[digest] = ev.text
         elif t == "document_read":

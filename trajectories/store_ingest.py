@@ -10,12 +10,16 @@ stored, replaces that run's rows (deleted from the part that held them). Within 
 two files of the same run resolve to the one with the most events (complete before torn,
 then by path), across chunks too. Parts the manifest does not name are deleted first.
 
-Speed. One thread reads and hashes files ahead (`FETCH_BATCH` at a time), one decodes them
-(`store_decode`), batch by batch (`BATCH_BYTES`), and a third builds each batch's rows and
-writes each chunk's part (`CHUNK_BYTES`; `store_tables`) meanwhile: the work in polars,
-hashlib and file reads runs without the GIL. Cyclic garbage collection is paused during an
+Speed. One thread reads and hashes files ahead (`FETCH_BATCH` at a time, two batches
+ahead), one decodes them (`store_decode`), batch by batch (`BATCH_BYTES`), and a third
+builds each batch's rows, `runs` rows included, and writes each chunk's parts (`CHUNK_BYTES`;
+`store_tables`) meanwhile, two parts at a time: the work in polars, hashlib and file reads
+runs without the GIL. Where there is no second core for them (one usable core, or a worker
+of a parallel ingest whose siblings keep every core busy) the same steps run one after
+another in the calling thread (`threads`). Cyclic garbage collection is paused during an
 ingest. With several workers the files are split into shards, each ingested through this
-pipeline by a worker process, and merged into one manifest (`store_parallel`). The three limits are read from this module when an ingest runs (tests patch them).
+pipeline by a worker process, and merged into one manifest (`store_parallel`). The three
+limits are read from this module when an ingest runs (tests patch them).
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import polars as pl
 
 from citeloop.trajectories.store_decode import DecodedFile, FileRead, read_file
@@ -43,8 +46,8 @@ from citeloop.trajectories.store_tables import (
     Batch,
     batch_tables,
     blobs_table,
+    concat_runs,
     n_rows,
-    runs_table,
     split_lines,
 )
 
@@ -116,10 +119,17 @@ def source_paths(source: str | Path | list[Path]) -> list[Path]:
     return [p for s in ([source] if isinstance(source, (str, Path)) else source) for p in run_files(Path(s))]
 
 
-def ingest_into(store: Store, source: str | Path | list[Path], validate: bool = False) -> IngestReport:
-    """Add new and changed run files under `source` (a directory, a file, or a list of files) to `store`."""
+def ingest_into(store: Store, paths: list[Path], validate: bool = False) -> IngestReport:
+    """Add the new and changed run files among `paths` (`source_paths` has found them) to `store`."""
     with paused_gc():
-        return _Ingest(store).run(source_paths(source), validate)
+        return _Ingest(store, threads=usable_cores() > 1).run(paths, validate)
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its affinity mask where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 # --------------------------------------------------------------------------- reading files
@@ -135,16 +145,41 @@ def _fetch(keys: list[str]) -> list[tuple[bytes, str]]:
     return out
 
 
-def _read_all(tasks: list[tuple[str, str | None]], exact: bool) -> Iterator[tuple[str, FileRead]]:
+class _Inline:
+    """An executor that runs each call at once, in the calling thread: the pipeline of a
+    worker process whose siblings already keep every core busy (`_Ingest.threads`)."""
+
+    def __enter__(self) -> _Inline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        done: Future[Any] = Future()
+        try:
+            done.set_result(fn(*args))
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever asks for the result, as a thread's would be
+            done.set_exception(exc)
+        return done
+
+
+def _executor(threads: bool, n: int, name: str) -> ThreadPoolExecutor | _Inline:
+    return ThreadPoolExecutor(n, thread_name_prefix=name) if threads else _Inline()
+
+
+def _read_all(tasks: list[tuple[str, str | None]], exact: bool, threads: bool) -> Iterator[tuple[str, FileRead]]:
     """(path, what reading it gave) for every (path, digest stored for it). A thread reads
     and hashes the next batch of files while this one decodes a batch."""
     batches = [tasks[i : i + FETCH_BATCH] for i in range(0, len(tasks), FETCH_BATCH)]
-    with ThreadPoolExecutor(1, thread_name_prefix="citeloop-fetch") as fetcher:
-        ahead = fetcher.submit(_fetch, [key for key, _ in batches[0]]) if batches else None
+    with _executor(threads, 1, "citeloop-fetch") as fetcher:
+        # Two batches ahead: the fetching thread needs the GIL between its calls, and waits
+        # for it while this thread decodes, so one batch ahead is not always there in time.
+        ahead = deque(fetcher.submit(_fetch, [key for key, _ in b]) for b in batches[:2])
         for i, batch in enumerate(batches):
-            fetched = ahead.result()
-            if i + 1 < len(batches):
-                ahead = fetcher.submit(_fetch, [key for key, _ in batches[i + 1]])
+            fetched = ahead.popleft().result()
+            if i + 2 < len(batches):
+                ahead.append(fetcher.submit(_fetch, [key for key, _ in batches[i + 2]]))
             for (key, known), (raw, digest) in zip(batch, fetched):
                 yield key, read_file(key, raw, digest, known, exact)
 
@@ -161,12 +196,16 @@ class _Ingest:
     merge, which also saves the manifest.
     """
 
-    def __init__(self, store: Store, new_part: Callable[[], int] | None = None, shard: bool = False) -> None:
+    def __init__(self, store: Store, new_part: Callable[[], int] | None = None, shard: bool = False,
+                 threads: bool = True) -> None:
         self.store = store
         self.manifest = store.manifest
         self.report = IngestReport()
         self.new_part = new_part or store.new_part
         self.shard = shard
+        self.threads = threads
+        """Read ahead, build rows and write parts in helper threads (False: all in this thread,
+        for a worker process that has no free core to give them)."""
         self.written: set[int] = set()
         """Parts this ingest wrote."""
         self.blob_parts: dict[int, list[str]] = {}
@@ -192,14 +231,14 @@ class _Ingest:
         # A second thread builds the rows of each batch of files (polars runs mostly without
         # the GIL) while this one reads and decodes the next batch; at the end of a chunk it
         # writes the chunk's part.
-        with ThreadPoolExecutor(1, thread_name_prefix="citeloop-store") as worker:
+        with _executor(self.threads, 1, "citeloop-store") as worker:
             waiting: deque[Future[Any]] = deque()
             prepared: list[Future[Batch]] = []
             batch: list[DecodedFile] = []
             batch_bytes = chunk_bytes = 0
             waited = 0.0
             start = time.perf_counter()
-            for i, (key, read) in enumerate(_read_all(tasks, validate), start=1):
+            for i, (key, read) in enumerate(_read_all(tasks, validate, self.threads), start=1):
                 if read.file is not None:
                     batch.append(read.file)
                     batch_bytes += read.file.jsonl_bytes
@@ -222,6 +261,8 @@ class _Ingest:
                     since = time.perf_counter()
                     waiting.popleft().result()
                     waited += time.perf_counter() - since
+            if not self.threads:  # the rows were built and written in this thread, inside the loop
+                waited += report.stage_seconds["tables"] + report.stage_seconds["write"]
             report.stage_seconds["read"] = round(time.perf_counter() - start - waited, 4)
             while waiting:
                 waiting.popleft().result()
@@ -285,15 +326,16 @@ class _Ingest:
             for table in BATCH_TABLES:
                 df = b.tables[table]
                 if not all(kept):
-                    df = df.filter(pl.Series(np.repeat(kept, [n_rows(f, table) for f in b.files]), dtype=pl.Boolean()))
+                    rows = [k for k, f in zip(kept, b.files) for _ in range(n_rows(f, table))]
+                    df = df.filter(pl.Series(rows, dtype=pl.Boolean()))
                 frames[table].append(df)
         files = [f for f, kept in zip(files, keep) if kept]
         if not files:
             return
         part = self.new_part()
         self.written.add(part)
-        tables = {t: pl.concat(frames[t]) for t in BATCH_TABLES}
-        tables["runs"] = runs_table(files, part)
+        tables = {t: pl.concat(frames[t]) for t in BATCH_TABLES if t != "runs"}
+        tables["runs"] = concat_runs(frames["runs"], part)
         blobs: dict[str, str | None] = {}
         for f in files:
             for digest, text in f.blobs.items():
@@ -306,9 +348,13 @@ class _Ingest:
         if new:
             self.blob_parts[part] = new
         tick = report._add("tables", tick)
-        for table in TABLES:
-            if tables[table].height:
-                self.store.write_part(table, part, tables[table])
+        # The parts are written side by side (polars writes without the GIL): the events
+        # part takes most of the time, the other five together about as long as a fifth of it.
+        with _executor(self.threads, 2, "citeloop-write") as writers:
+            writes = [writers.submit(self.store.write_part, table, part, tables[table])
+                      for table in TABLES if tables[table].height]
+            for done in writes:
+                done.result()
         replaced = {f.run_id for f in files if f.run_id in manifest["runs"]}
         if replaced:
             self._remove_runs(replaced)

@@ -12,8 +12,8 @@ named in it (left by a crash) is ignored by readers and deleted by the next inge
 - `runs`: run id -> `file`, `digest`, `part`, `n_events`, `torn`: where its rows are, so a
   changed file, or a new file of a run already stored, replaces that run's rows.
 
-It is saved compact (the C encoder writes it: it grows with every run stored), to a
-temporary file first and then renamed over the old one. One writer at a time.
+It is saved compact and key-sorted (msgspec writes it: it grows with every run stored), to
+a temporary file first and then renamed over the old one. One writer at a time.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 MANIFEST = "manifest.json"
 STORE_FORMAT = "citeloop-store"
@@ -59,5 +61,7 @@ def empty_manifest(tables: tuple[str, ...]) -> dict[str, Any]:
 def save_manifest(root: Path, manifest: dict[str, Any]) -> None:
     root.mkdir(parents=True, exist_ok=True)
     tmp = root / (MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+    # msgspec writes the same compact, key-sorted JSON as json.dumps, several times faster
+    # (non-ASCII as UTF-8 rather than \u escapes: the same JSON values).
+    tmp.write_bytes(msgspec.json.encode(manifest, order="sorted"))
     os.replace(tmp, root / MANIFEST)

@@ -9,7 +9,10 @@ all workers share. A worker never saves the manifest, and deletes rows only from
 wrote. The workers are forked (they start in milliseconds) unless this process has started
 polars' thread pool already: a forked child would inherit the pool without its threads and
 hang on its first query, so they are then spawned (clean interpreters, about a second each
-to start; `start_method`).
+to start; `start_method`). A worker runs its pipeline without helper threads when the
+workers already fill the usable cores (threads would only take turns), sends its result
+down a pipe, and exits without tearing down its interpreter; this process keeps cyclic
+garbage collection paused while it receives and merges the results.
 
 This process then merges the shards, in shard order, into what a serial ingest would have
 decided:
@@ -29,19 +32,23 @@ parts differ (at least one per shard).
 
 from __future__ import annotations
 
+import gc
 import glob
 import os
 import re
 import time
+import traceback
 from dataclasses import dataclass, field
 from multiprocessing import get_context
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from citeloop.trajectories.engines import paused_gc, run_jobs
-from citeloop.trajectories.store_ingest import IngestReport, _Ingest
+from citeloop.trajectories.engines import paused_gc
+from citeloop.trajectories.store_ingest import IngestReport, _Ingest, usable_cores
+from citeloop.trajectories.store_manifest import StoreError
 
 if TYPE_CHECKING:
     from citeloop.trajectories.store import Store
@@ -57,6 +64,8 @@ class ShardJob:
     another worker may have made the folder, not yet the manifest)."""
     paths: list[str]
     validate: bool
+    threads: bool
+    """Whether the worker's pipeline runs helper threads (`_Ingest.threads`)."""
 
 
 @dataclass
@@ -122,7 +131,7 @@ def ingest_shard(counter: Any, job: ShardJob) -> ShardResult:
     from citeloop.trajectories.store import Store
 
     store = Store(Path(job.root), job.manifest)
-    ingest = _Ingest(store, new_part=lambda: _take_part(counter), shard=True)
+    ingest = _Ingest(store, new_part=lambda: _take_part(counter), shard=True, threads=job.threads)
     with paused_gc():
         ingest.ingest_files([Path(p) for p in job.paths], job.validate)
     manifest = store.manifest
@@ -131,6 +140,50 @@ def ingest_shard(counter: Any, job: ShardJob) -> ShardResult:
         {run_id: manifest["runs"][run_id] for run_id in ingest.ingested}, ingest.ingested,
         {t: [p for p in parts if p in ingest.written] for t, parts in manifest["tables"].items()},
         ingest.blob_parts)
+
+
+def _shard_process(counter: Any, job: ShardJob, send: Connection) -> None:
+    """A worker process: ingest its shard, send back what it stored (or why it failed), and
+    exit at once. Tearing down the interpreter (freeing every object of the shard, joining
+    polars' threads) would only keep the parent waiting: the parts are written and closed.
+    For the same reason the cyclic garbage collector stays off to the end: switched back on
+    after the shard, it would first walk every object the shard made (tens of milliseconds)."""
+    gc.disable()
+    try:
+        reply: tuple[bool, Any] = (True, ingest_shard(counter, job))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which raises it
+        reply = (False, exc)
+    try:
+        send.send(reply)
+    except Exception:  # noqa: BLE001 - an exception that cannot be pickled goes back as text
+        send.send((False, RuntimeError("".join(traceback.format_exception(reply[1])))))
+    send.close()
+    os._exit(0)
+
+
+def _run_shards(jobs: list[ShardJob], counter: Any, method: str) -> list[ShardResult]:
+    """One worker process per shard; their results in shard order. A worker's failure is raised here."""
+    context = get_context(method)
+    workers = []
+    for i, job in enumerate(jobs):
+        receive, send = context.Pipe(duplex=False)
+        process = context.Process(target=_shard_process, args=(counter, job, send), name=f"citeloop-ingest-{i}")
+        process.start()
+        send.close()  # the worker holds the sending end now; a dead worker leaves the pipe at EOF
+        workers.append((process, receive))
+    replies = []
+    for process, receive in workers:
+        try:
+            replies.append(receive.recv())
+        except EOFError:
+            replies.append((False, StoreError(f"ingest worker {process.name} died without a result")))
+        receive.close()
+    for process, _ in workers:
+        process.join()
+    for ok, value in replies:
+        if not ok:
+            raise value
+    return [value for _, value in replies]
 
 
 def ingest_parallel(store: Store, paths: list[Path], validate: bool, workers: int) -> IngestReport:
@@ -142,13 +195,19 @@ def ingest_parallel(store: Store, paths: list[Path], validate: bool, workers: in
     shards = split_shards(keys, workers)
     method = start_method()
     counter = get_context(method).Value("q", store.manifest["next_part"])
-    jobs = [ShardJob(str(store.root), store.manifest, shard, validate) for shard in shards]
-    results = run_jobs(ingest_shard, jobs, counter, engine="process", workers=len(jobs), start_method=method)
-    store.manifest["next_part"] = counter.value
-    _merge(merge, results)
-    merge.report.files_seen = len(paths)
-    merge.report.workers, merge.report.start_method = len(jobs), method
-    return merge.finish(len(paths), t0)
+    # A worker's helper threads (reading ahead, building rows, writing parts) use cores of
+    # their own: with no core to spare for them they only add switching between threads.
+    threads = usable_cores() > len(shards)
+    jobs = [ShardJob(str(store.root), store.manifest, shard, validate, threads) for shard in shards]
+    # The workers' results and the merged manifest are many small objects and no cycles:
+    # collections meanwhile would walk this whole process for nothing, as in `ingest_into`.
+    with paused_gc():
+        results = _run_shards(jobs, counter, method)
+        store.manifest["next_part"] = counter.value
+        _merge(merge, results)
+        merge.report.files_seen = len(paths)
+        merge.report.workers, merge.report.start_method = len(jobs), method
+        return merge.finish(len(paths), t0)
 
 
 def _merge(merge: _Ingest, results: list[ShardResult]) -> None:

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any
 
-import numpy as np
+import msgspec
 import polars as pl
 
 from citeloop.trajectories.store_decode import DecodedFile
@@ -40,8 +41,8 @@ from citeloop.trajectories.store_decode import DecodedFile
 TABLES = ("runs", "events", "blobs", "decisions", "tool_calls", "claims")
 RUN_TABLES = tuple(t for t in TABLES if t != "blobs")
 """Tables whose rows belong to one run (blobs are shared by digest)."""
-BATCH_TABLES = ("events", "decisions", "tool_calls", "claims")
-"""Tables built batch by batch (one row per event, decision, tool call or claim)."""
+BATCH_TABLES = ("runs", "events", "decisions", "tool_calls", "claims")
+"""Tables built batch by batch (one row per run, event, decision, tool call or claim)."""
 
 TABLE_SCHEMAS: dict[str, dict[str, pl.DataType]] = {
     "runs": {
@@ -114,36 +115,55 @@ def split_lines(body: bytes, n: int) -> pl.Series | None:
     return pl.Series("line", split, dtype=pl.Binary()).cast(pl.String()) if len(split) == n else None
 
 
-def _frame(table: str, rows: list[tuple[Any, ...]], json_lists: tuple[str, ...] = ()) -> pl.DataFrame:
-    """A table from row tuples; its list columns come as JSON text, decoded here in bulk."""
+def _frame(table: str, rows: list[tuple[Any, ...]], json_lists: tuple[str, ...] = (),
+           raw_json: tuple[str, ...] = ()) -> pl.DataFrame:
+    """A table from row tuples; its list columns come as JSON text, decoded here in bulk, and
+    its `raw_json` columns as `msgspec.Raw`, made compact JSON text here in bulk (`_json_texts`)."""
     schema = TABLE_SCHEMAS[table]
     columns = list(zip(*rows)) if rows else [[] for _ in schema]
-    df = pl.DataFrame({k: pl.Series(k, col, dtype=pl.String() if k in json_lists else dtype)
+    df = pl.DataFrame({k: _json_texts(col) if k in raw_json else
+                       pl.Series(k, col, dtype=pl.String() if k in json_lists else dtype)
                        for (k, dtype), col in zip(schema.items(), columns)})
     return df.with_columns(pl.col(k).str.json_decode(schema[k]) for k in json_lists) if json_lists else df
 
 
+def _json_texts(raws: tuple[msgspec.Raw, ...] | list[msgspec.Raw]) -> pl.Series:
+    """Each raw JSON value as compact text: as written, unless it has whitespace (then parsed
+    and written again); null where the field was missing or null. One join and one split for
+    all of them, not a call each: a batch has thousands of decisions."""
+    if not raws:
+        return pl.Series([], dtype=pl.String())
+    # A raw value holds no newline: it was cut from the lines joined with commas (`decode_lines`).
+    texts = pl.Series([b"\n".join(raws)], dtype=pl.Binary()).cast(pl.String()).str.split("\n").explode()
+    texts = pl.select(pl.when(texts.is_in(["", "null"])).then(None).otherwise(texts)).to_series()
+    spaced = texts.str.contains(r"[ \t\r\n]").fill_null(False).arg_true().to_list()
+    if spaced:
+        texts = texts.scatter(spaced, [json.dumps(json.loads(texts[i]), separators=(",", ":"), ensure_ascii=False)
+                                       for i in spaced])
+    return texts
+
+
 def _events_table(files: list[DecodedFile], lines: pl.Series) -> pl.DataFrame:
-    counts = np.array([f.n_events for f in files], dtype=np.int64)
-    starts = np.cumsum(counts) - counts
-    ev = pl.DataFrame({
-        "run_id": pl.Series([f.run_id for f in files], dtype=pl.String()).gather(
-            np.repeat(np.arange(len(files)), counts)),
-        "seq": np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(starts, counts),
-        "parent_seq": pl.Series([x for f in files for x in f.parent_seq], dtype=pl.Int64()),
-        "subq": pl.Series([x for f in files for x in f.subq], dtype=pl.String()),
-        "type": pl.Series([x for f in files for x in f.type], dtype=pl.String()),
-        "line": lines,
-    })
-    ev = ev.with_columns(payload=pl.col("line").str.replace(_BASE_PREFIX, "{"))
+    counts = [f.n_events for f in files]
+    starts = list(accumulate(counts, initial=0))
+    # run_id and seq repeated per event in polars (numpy arrays here would cost polars a
+    # first-use import of numpy.ma in every ingest); files without events give no rows.
+    ids = pl.DataFrame({"run_id": [f.run_id for f in files], "n": counts},
+                       schema={"run_id": pl.String(), "n": pl.Int64()}).filter(pl.col("n") > 0)
+    ev = ids.select(pl.col("run_id").repeat_by("n").explode(), seq=pl.int_ranges(0, "n").explode()).with_columns(
+        parent_seq=pl.Series([x for f in files for x in f.parent_seq], dtype=pl.Int64()),
+        subq=pl.Series([x for f in files for x in f.subq], dtype=pl.String()),
+        type=pl.Series([x for f in files for x in f.type], dtype=pl.String()),
+        line=lines,
+    ).with_columns(payload=pl.col("line").str.replace(_BASE_PREFIX, "{"))
     # Payloads not made by stripping the prefix: blobs (from the decoder), and lines in another
     # key order (nothing was stripped) or blobs whose digest is not plain hex, re-serialised.
-    fixed = {int(starts[i]) + seq: p for i, f in enumerate(files) for seq, p in f.blob_payloads}
+    fixed = {starts[i] + seq: p for i, f in enumerate(files) for seq, p in f.blob_payloads}
     slow = ev.select(pl.col("line").str.len_bytes() == pl.col("payload").str.len_bytes()).to_series()
     if fixed:
         slow = slow.scatter(list(fixed), False)
     line = ev["line"]
-    for i in [i for i, p in fixed.items() if p is None] + np.flatnonzero(slow.to_numpy()).tolist():
+    for i in [i for i, p in fixed.items() if p is None] + slow.arg_true().to_list():
         fixed[i] = _payload_slow(line[i])
     payload = ev["payload"]
     if fixed:
@@ -151,25 +171,48 @@ def _events_table(files: list[DecodedFile], lines: pl.Series) -> pl.DataFrame:
     return ev.select("run_id", "seq", "parent_seq", "subq", "type").with_columns(payload=payload)
 
 
-def runs_table(files: list[DecodedFile], part: int) -> pl.DataFrame:
-    """One row per file; `count_*` and `metric_*` columns for every key its outcome has."""
-    rows = []
-    for f in files:
-        outcome = f.outcome
-        row = f.run_row | {
-            "schema_version": f.schema_version, "n_events": f.n_events, "finished": f.finished,
-            "torn": f.problem is not None, "problem": f.problem,
-            "status": None if outcome is None else outcome.status,
-            "stop_reason": None if outcome is None else outcome.stop_reason, "wall_ms": f.wall_ms, "file": f.path,
-            "file_digest": f.digest, "file_bytes": f.file_bytes, "jsonl_bytes": f.jsonl_bytes, "part": part,
-        }
-        if outcome is not None:
-            row.update({f"count_{k}": v for k, v in sorted((outcome.counts or {}).items())})
-            row.update({f"metric_{k}": v for k, v in sorted((outcome.metrics or {}).items())})
-        rows.append(row)
-    extra = sorted({k for r in rows for k in r} - set(TABLE_SCHEMAS["runs"]))
-    schema = TABLE_SCHEMAS["runs"] | {k: pl.Int64() if k.startswith("count_") else pl.Float64() for k in extra}
-    return pl.DataFrame(rows, schema=schema)
+_HEADER_COLUMNS = ("run_id", "question", "seed", "policy", "policies", "planner", "planner_version", "verifier",
+                   "verifier_version", "search_tool", "read_tool", "corpus_fingerprint", "corpus_source",
+                   "config_digest", "parent_run_id", "branch_seq")
+"""The `runs` columns that come from the header (`DecodedFile.run_row`)."""
+
+
+def runs_table(files: list[DecodedFile], part: int | None = None) -> pl.DataFrame:
+    """One row per file; `count_*` and `metric_*` columns (sorted) for every key its outcome
+    has. `part` may be left null and set when the part is written (`concat_runs`)."""
+    outcomes = [f.outcome for f in files]
+    columns: dict[str, list[Any]] = {k: [f.run_row[k] for f in files] for k in _HEADER_COLUMNS}
+    columns |= {
+        "schema_version": [f.schema_version for f in files], "n_events": [f.n_events for f in files],
+        "finished": [f.finished for f in files], "torn": [f.problem is not None for f in files],
+        "problem": [f.problem for f in files], "status": [o and o.status for o in outcomes],
+        "stop_reason": [o and o.stop_reason for o in outcomes], "wall_ms": [f.wall_ms for f in files],
+        "file": [f.path for f in files], "file_digest": [f.digest for f in files],
+        "file_bytes": [f.file_bytes for f in files], "jsonl_bytes": [f.jsonl_bytes for f in files],
+        "part": [part] * len(files),
+    }
+    extras: dict[str, list[Any]] = {}
+    for i, o in enumerate(outcomes):
+        if o is None:
+            continue
+        for prefix, values in (("count_", o.counts), ("metric_", o.metrics)):
+            for k, v in (values or {}).items():
+                column = extras.get(prefix + k)
+                if column is None:
+                    column = extras[prefix + k] = [None] * len(files)
+                column[i] = v
+    schema = TABLE_SCHEMAS["runs"] | {k: pl.Int64() if k.startswith("count_") else pl.Float64() for k in sorted(extras)}
+    columns |= extras
+    # Column by column: polars builds a frame from lists much faster than from row dicts.
+    return pl.DataFrame({k: pl.Series(k, columns[k], dtype=dtype) for k, dtype in schema.items()})
+
+
+def concat_runs(frames: list[pl.DataFrame], part: int) -> pl.DataFrame:
+    """`runs` rows of several batches as one part's: the union of their `count_*` and
+    `metric_*` columns, sorted after the fixed ones (as `runs_table` of all their files)."""
+    df = pl.concat(frames, how="diagonal") if len(frames) > 1 else frames[0]
+    extra = sorted(set(df.columns) - set(TABLE_SCHEMAS["runs"]))
+    return df.select(*TABLE_SCHEMAS["runs"], *extra).with_columns(part=pl.lit(part, dtype=pl.Int64()))
 
 
 def blobs_table(digests: list[str], texts: list[str | None]) -> pl.DataFrame:
@@ -188,8 +231,9 @@ class Batch:
 def batch_tables(files: list[DecodedFile], lines: pl.Series) -> dict[str, pl.DataFrame]:
     """The `BATCH_TABLES` rows of `files`, whose event lines (all files', in order) are `lines`."""
     return {
+        "runs": runs_table(files),
         "events": _events_table(files, lines),
-        "decisions": _frame("decisions", [r for f in files for r in f.decisions]),
+        "decisions": _frame("decisions", [r for f in files for r in f.decisions], raw_json=("choice",)),
         "tool_calls": _frame("tool_calls", [r for f in files for r in f.tool_calls], ("attempt_statuses",)),
         "claims": _frame("claims", [r for f in files for r in f.claims], ("card_ids",)),
     }
@@ -197,4 +241,6 @@ def batch_tables(files: list[DecodedFile], lines: pl.Series) -> dict[str, pl.Dat
 
 def n_rows(f: DecodedFile, table: str) -> int:
     """How many rows of `table` (one of `BATCH_TABLES`) file `f` gives."""
+    if table == "runs":
+        return 1
     return f.n_events if table == "events" else len(getattr(f, table))
