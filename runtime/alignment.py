@@ -111,12 +111,14 @@ def _aligned(key: tuple[str, tuple[tuple[str, str], ...], int, int]) -> Alignmen
         numbers = frozenset(i for i, m in enumerate(claim_numbers) if any(same_quantity(m, x) for x in stated))
         candidates.append(AlignedSentence(card_id, text, reading, covered, numbers, len(covered) / n))
 
+    # A sentence that states none of the claim's terms or numbers can never add to the cover.
+    usable = [i for i, c in enumerate(candidates) if (c.covered or c.numbers) and not c.reading.inquiry]
     chosen: list[int] = []
     covered: set[str] = set()
     numbers: set[int] = set()
     while len(chosen) < max_sentences and (len(covered) < len(terms) or len(numbers) < len(claim_numbers)):
-        gains = [(len(c.covered - covered) + len(c.numbers - numbers), -i)
-                 for i, c in enumerate(candidates) if i not in chosen and not c.reading.inquiry]
+        gains = [(len(candidates[i].covered - covered) + len(candidates[i].numbers - numbers), -i)
+                 for i in usable if i not in chosen]
         # Most new terms and numbers first; of equals, the earlier sentence, so the cover is
         # deterministic.
         gain, index = max(gains, default=(0, 0))

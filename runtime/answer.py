@@ -43,7 +43,7 @@ from citeloop.runtime.bridging import names_title, relation_cue_terms, relation_
 from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
-from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
+from citeloop.runtime.text import content_terms, entity_spans, fold_accents, regex, tokenize
 from citeloop.trajectories.models import Answer, AnswerKind, EvidenceCard, Plan, Report, ReportClaim
 
 question_options = either_or_options
@@ -159,7 +159,7 @@ def option_question(question: str, option: str) -> str:
     """What the question asks of one compared option: "the birth of Robert Young" when it
     says so ("Which came first, the forming of X or the birth of Robert Young?": a birth
     date for one, a founding date for the other), else the whole question."""
-    said = re.search(r"\b([a-z]+)\s+of\s+" + re.escape(option), question)
+    said = regex(r"\b([a-z]+)\s+of\s+" + re.escape(option)).search(question)
     return f"{said.group(1)} of {option}" if said else question
 
 

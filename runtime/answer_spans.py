@@ -25,7 +25,7 @@ from citeloop.runtime.bridging import (
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
-from citeloop.runtime.text import content_terms, entity_spans, fold_accents, tokenize
+from citeloop.runtime.text import content_terms, entity_spans, fold_accents, regex, tokenize
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
 
 MONTHS = ("january february march april may june july august september october november december").split()
@@ -224,15 +224,25 @@ def _is_modifier(sentence: str, name: str) -> bool:
     """A single capitalised word directly before a lower-case word: an adjective ("American film")."""
     if len(name.split()) != 1:
         return False
-    return re.search(r"\b" + re.escape(name) + r"\s+[a-z]", sentence) is not None
+    return regex(r"\b" + re.escape(name) + r"\s+[a-z]").search(sentence) is not None
+
+
+_PLACE_BEFORE = re.compile(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|central\s+)?"
+                           r"(?:[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*,\s+)?$")
+"""What stands right before a place named after a place word (`_after_place_word`)."""
 
 
 def _after_place_word(sentence: str, name: str) -> bool:
     """"in Tenby", "from the Bronx", "in southeastern Jiangsu" (one word of direction or size
     between), or the region after a town: "from Portland, Oregon"."""
-    town = r"(?:[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*,\s+)?"
-    return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|central\s+)?" + town + re.escape(name),
-                     sentence) is not None
+    # Each use of the name is checked for a place word before it: one fixed pattern, where a
+    # pattern per name would be compiled for every new name.
+    at = sentence.find(name)
+    while at >= 0:
+        if _PLACE_BEFORE.search(sentence, 0, at):
+            return True
+        at = sentence.find(name, at + 1)
+    return False
 
 
 PARENT_SLOT = 0.5
@@ -305,18 +315,18 @@ def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tupl
     plain "where" (`place`) with the town ("Alexandria" of "Alexandria, Egypt")."""
     c = cues()
     if finds in c.town_nouns:
-        grown = re.search(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)", quote)
+        grown = regex(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)").search(quote)
         return (f"{name}, {grown.group(1).rstrip('.')}", 0.3) if grown else (name, 0.0)
     if finds in c.region_nouns:
-        if re.search(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b", quote):
+        if regex(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b").search(quote):
             return name, 0.6  # the region after a town's name
-        if re.search(re.escape(name) + r",\s+[A-Z]", quote):
+        if regex(re.escape(name) + r",\s+[A-Z]").search(quote):
             return name, -0.3  # the town before its region
     elif place:
         # "Where did he die?" asks for the most specific place: "Alexandria" of "Alexandria, Egypt".
-        if re.search(re.escape(name) + r",\s+[A-Z]", quote):
+        if regex(re.escape(name) + r",\s+[A-Z]").search(quote):
             return name, 0.3
-        if re.search(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b", quote):
+        if regex(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b").search(quote):
             return name, -0.3
     return name, 0.0
 

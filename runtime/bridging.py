@@ -17,7 +17,7 @@ from functools import cache
 from citeloop.runtime.memo import memo
 from citeloop.runtime.plan_gate import SLOT
 from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
-from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, fold_accents, tokenize
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, first_term, fold_accents, regex, tokenize
 from citeloop.trajectories.models import EvidenceCard, Plan
 
 CALENDAR_WORDS = frozenset(
@@ -54,12 +54,21 @@ def names_entity(card: EvidenceCard, names: list[str]) -> bool:
     being from that entity's own article (`names_title`): "Victor Emmanuel III of Italy" is the
     article of "King Victor Emmanuel III of Italy", and its sentence "He died in Alexandria" is
     about him. A number is named as a word: "4" of "4 Minute Mile" is not in "1914"."""
-    text = fold_accents(f"{card.title} {card.quote}").lower()
-    return any(re.search(rf"(?<!\d){n}(?!\d)", text) if n.isdigit() else n in text for n in names) \
-        or names_title(fold_accents(card.title), set(names))
+    return _names_entity((card.title, card.quote, tuple(names)))
 
 
-_DESCRIBED_BY = r"(?:\b(?:a|an|the)|\d{3,4})\s+"
+@memo("bridging.names_entity", maxsize=1 << 16)
+def _names_entity(key: tuple[str, str, tuple[str, ...]]) -> bool:
+    # Kept by (title, quote, names): a run asks it of the same cards after every round.
+    title, quote, names = key
+    text = fold_accents(f"{title} {quote}").lower()
+    return any(regex(rf"(?<!\d){n}(?!\d)").search(text) if n.isdigit() else n in text for n in names) \
+        or names_title(fold_accents(title), set(names))
+
+
+_WORD_AFTER = re.compile(r"\s+([a-z][a-z\-]*)")
+_DESCRIBED_BEFORE = re.compile(r"(?:\b(?:a|an|the)|\d{3,4})\s+$")
+"""An article or a year right before a name used as a describing word."""
 
 
 def describes_noun(quote: str, name: str) -> bool:
@@ -68,18 +77,28 @@ def describes_noun(quote: str, name: str) -> bool:
     article or a year and before a lower-case content word that is no verb in the past
     ("a Hank Williams song", but not "the Coens directed ..."). Such a name is an attribute
     of the subject, not the entity the next hop should read about."""
-    uses = list(re.finditer(re.escape(name), quote))
+    uses = _uses(quote, name)
     if not uses:
         return False
-    for use in uses:
-        before = quote[: use.start()]
-        after = re.match(r"\s+([a-z][a-z\-]*)", quote[use.end():])
-        if not re.search(_DESCRIBED_BY + r"$", before) or after is None:
+    for start in uses:
+        after = _WORD_AFTER.match(quote, start + len(name))
+        if not _DESCRIBED_BEFORE.search(quote, 0, start) or after is None:
             return False
         word = after.group(1)
         if word in STOPWORDS or word.endswith("ed"):
             return False
     return True
+
+
+def _uses(text: str, name: str) -> list[int]:
+    """Where `name` starts in `text`, left to right, uses not overlapping (as `re.finditer`
+    of the escaped name finds them); none for an empty name."""
+    starts: list[int] = []
+    at = text.find(name) if name else -1
+    while at >= 0:
+        starts.append(at)
+        at = text.find(name, at + len(name))
+    return starts
 
 
 _DISAMBIGUATED = re.compile(r"^(?P<name>.+?)\s*\((?P<what>[^()]+)\)$")
@@ -89,6 +108,12 @@ def is_namesake(title: str, entities: Iterable[str]) -> bool:
     """Is the page about a namesake of an entity the question pins down ("Ek Hi Bhool (1940
     Film)")? Its title is the bare name ("Ek Hi Bhool", the 1981 film) or the name with another
     qualifier ("Ek Hi Bhool (1981 film)"), not the pinned one."""
+    return _is_namesake((title, tuple(entities)))
+
+
+@memo("bridging.is_namesake", maxsize=1 << 16)
+def _is_namesake(key: tuple[str, tuple[str, ...]]) -> bool:
+    title, entities = key
     page = title.lower().strip()
     page_name = page.split(" (")[0]
     for entity in entities:
@@ -100,18 +125,23 @@ def is_namesake(title: str, entities: Iterable[str]) -> bool:
 
 def term_positions(words: list[str], terms: set[str]) -> list[int]:
     """Positions of the words (tokens) that are, or stem to, one of `terms`."""
-    return [i for i, w in enumerate(words) if w in terms or (content_terms(w) and content_terms(w)[0] in terms)]
+    return [i for i, w in enumerate(words) if w in terms or first_term(w) in terms]
 
 
 def proximity(quote: str, name: str, question_terms: set[str]) -> float:
     """1.0 when a question word sits right next to the name ("the soap opera Neighbours"), less further away."""
     words = tokenize(quote)
+    return nearness(words, name, term_positions(words, question_terms))
+
+
+def nearness(words: list[str], name: str, hits: list[int]) -> float:
+    """`proximity` of the name to the words at `hits` (`term_positions` of the quote's
+    `words`), for a caller that measures many names against one quote."""
     name_words = tokenize(name)
-    if not name_words:
+    if not name_words or not hits:
         return 0.0
     starts = [i for i in range(len(words)) if words[i : i + len(name_words)] == name_words]
-    hits = term_positions(words, question_terms)
-    if not starts or not hits:
+    if not starts:
         return 0.0
     gap = min(abs(h - s) if h < s else abs(h - (s + len(name_words) - 1)) for s in starts for h in hits)
     return 1.0 / gap if gap else 0.0
@@ -123,11 +153,17 @@ def focus_terms(query: str, entities: list[str], text: str) -> list[str]:
     A next-hop query carries several candidate names; judging a document by all of them
     would dilute the relevance of the one article that matters.
     """
+    return list(_focus_terms((query, tuple(entities), text)))
+
+
+@memo("bridging.focus_terms", maxsize=1 << 16)
+def _focus_terms(key: tuple[str, tuple[str, ...], str]) -> tuple[str, ...]:
+    query, entities, text = key
     folded = fold_accents(text).lower()
     for name in entities:
         if name and fold_accents(name).lower() not in folded:
             query = _name_pattern(name).sub(" ", query)
-    return content_terms(query)
+    return tuple(content_terms(query))
 
 
 @memo("bridging.name_pattern", maxsize=1 << 12)
@@ -289,6 +325,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     asked = set(tokenize(hop_query))
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     hop_relation = _hop_relation_cues(hop_query)
+    finds_terms = set(content_terms(finds))
     best: dict[str, float] = {}
     source: dict[str, EvidenceCard] = {}
     order: list[str] = []
@@ -300,6 +337,11 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
         named_titles = [short for short in titles if len(short) > 3 and short != own and short in card.quote]
         parents = parents_named(card.quote)
         quote_names = [*named_titles, *entity_spans(card.quote), *(parents or ())]
+        # Where the relation, hop-relation and kind words stand in the quote, once per card.
+        words = tokenize(card.quote)
+        near_relation = term_positions(words, relations)
+        near_hop = term_positions(words, hop_relation)
+        near_kind = term_positions(words, finds_terms) if finds else []
         for name in dict.fromkeys([*quote_names, card.title]):
             tokens = tokenize(name)
             if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
@@ -317,9 +359,9 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             score += 0.5 if name in quote_names else 0.0
             score += 0.3 if len(tokens) > 1 else 0.0
             score += 0.4 if name in titles or name in seen_titles else 0.0
-            score += 0.3 * proximity(card.quote, name, relations)
-            score += HOP_RELATION_WEIGHT * proximity(card.quote, name, hop_relation)
-            score += KIND_WEIGHT * kind_nearness(card.quote, name, finds)
+            score += 0.3 * nearness(words, name, near_relation)
+            score += HOP_RELATION_WEIGHT * nearness(words, name, near_hop)
+            score += KIND_WEIGHT * (nearness(words, name, near_kind) if finds else 0.0)
             if describes_noun(card.quote, name):
                 score -= MODIFIER_PENALTY
             if name not in best:

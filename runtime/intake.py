@@ -137,7 +137,8 @@ class EvidenceIntake:
         # Injected sentences leave the document before cards are cut, so they cannot ride
         # into a card's context (and from there into the report) as a neighbour of a quote.
         clean_doc = doc.model_copy(update={"sentences": [
-            s.model_copy(update={"text": strip_invisible(s.text)}) for s in doc.sentences if s.sid not in injected]})
+            s if clean == s.text else s.model_copy(update={"text": clean})
+            for s, clean in zip(doc.sentences, cleaned) if s.sid not in injected]})
         index_of = {s.sid: i for i, s in enumerate(clean_doc.sentences)}
         for cand in candidates:
             if cand.sid not in chosen:

@@ -18,7 +18,7 @@ from datasketch import MinHash
 from citeloop.runtime.config import LedgerSettings
 from citeloop.runtime.memo import memo
 from citeloop.runtime.text import tokenize
-from citeloop.runtime.verifier import EvidenceText, Verifier
+from citeloop.runtime.verifier import EvidenceText, Verifier, conflict_reason
 from citeloop.trajectories.header import content_digest
 from citeloop.trajectories.models import EvidenceCard, EvidenceType, Grade, ReadResponse
 
@@ -171,11 +171,10 @@ class Ledger:
         for other in self.cards.values():
             if other.subq != card.subq or other.cluster_id == card.cluster_id:
                 continue
-            record = self.verifier.check(
-                card.card_id, card.quote, [EvidenceText(card_id=other.card_id, text=other.quote)]
-            )
-            if record.verdict == "conflict":
-                conflicts.append((other.card_id, record.reason))
+            reason = conflict_reason(self.verifier, card.card_id, card.quote,
+                                     EvidenceText(card_id=other.card_id, text=other.quote))
+            if reason is not None:
+                conflicts.append((other.card_id, reason))
         if conflicts:
             card = card.model_copy(update={"conflicts_with": [c for c, _ in conflicts]})
             for other_id, _ in conflicts:

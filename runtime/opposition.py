@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 
-from citeloop.runtime.alignment import AlignedSentence
+from citeloop.runtime.alignment import AlignedSentence, evidence_sentences
+from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import NumberMention, extract_numbers, same_quantity
-from citeloop.runtime.polarity import Reading, opposite_directions
+from citeloop.runtime.polarity import Reading, opposite_directions, polarity_cues
 from citeloop.runtime.text import tokenize
 
-__all__ = ["opposition", "rival_numbers", "quantities"]
+__all__ = ["may_oppose", "opposition", "rival_numbers", "quantities"]
 
 
 def quantities(text: str) -> list[NumberMention]:
@@ -67,6 +68,30 @@ def _kind(mention: NumberMention) -> str | None:
 
 def _quote(sentence: AlignedSentence) -> str:
     return f"{sentence.card_id} ({sentence.overlap:.0%} overlap) reads \"{sentence.text[:120]}\""
+
+
+def may_oppose(claim_text: str, evidence_text: str) -> bool:
+    """Can any sentence of `evidence_text` be found to contradict the claim by `opposition`?
+    Not when neither text can deny a term, they do not both hold direction words and they
+    do not both state an amount: every check needs one of those, whatever the two share.
+    The reverse check and the ledger ask this first, and align only texts that can."""
+    claim_denies, claim_moves, claim_amounts = _contrasts(claim_text)
+    denies, moves, amounts = _evidence_contrasts(evidence_text)
+    return claim_denies or denies or (claim_moves and moves) or (claim_amounts and amounts)
+
+
+@memo("opposition.contrasts")
+def _contrasts(text: str) -> tuple[bool, bool, bool]:
+    """(may deny a term, has direction words, states an amount): what `opposition` can use."""
+    denies, moves = polarity_cues(text)
+    return denies, moves, bool(quantities(text))
+
+
+@memo("opposition.evidence_contrasts")
+def _evidence_contrasts(text: str) -> tuple[bool, bool, bool]:
+    """`_contrasts` of any of the text's sentences, as the alignment cuts them."""
+    found = [_contrasts(sentence) for _, sentence in evidence_sentences([("", text)])]
+    return tuple(any(flags) for flags in zip(*found)) if found else (False, False, False)  # type: ignore[return-value]
 
 
 def opposition(claim: Reading, claim_text: str, sentence: AlignedSentence) -> tuple[str, str] | None:

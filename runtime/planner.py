@@ -18,7 +18,7 @@ from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
 from citeloop.runtime.relations import RelationPath, either_or_options, relation_path
-from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, regex, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
@@ -95,7 +95,7 @@ def _with_qualifiers(text: str, names: list[str]) -> list[str]:
     for name in names:
         if name in inside:
             continue
-        match = re.search(re.escape(name) + r"\s*\(([^()]+)\)", text)
+        match = regex(re.escape(name) + r"\s*\(([^()]+)\)").search(text)
         if match is not None:
             inside |= set(_names(match.group(1))) | {t for t in match.group(1).split()}
             name = match.group(0)
@@ -139,7 +139,7 @@ class RulePlanner:
         joined = re.search(r"\b(and|or)\b", body, re.IGNORECASE) is not None
         yes_no = first in {"are", "were", "is", "was", "do", "did", "does", "which", "who"}
         # "Which singer is American, Mark King or Nick Hexum?" compares without a cue word.
-        either_or = re.search(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1]), body) is not None
+        either_or = regex(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1])).search(body) is not None
         return joined and yes_no and (COMPARISON_CUES.search(body) is not None or either_or)
 
     def _relation_chains(self, question: str, path: RelationPath, entities: list[str]) -> Plan:

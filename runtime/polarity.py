@@ -29,7 +29,7 @@ import yaml
 from citeloop.runtime.memo import memo
 from citeloop.runtime.text import STOPWORDS, normalize, stem, tokenize
 
-__all__ = ["Cues", "cues", "Direction", "Reading", "read", "is_negated", "opposite_directions"]
+__all__ = ["Cues", "cues", "Direction", "Reading", "read", "is_negated", "opposite_directions", "polarity_cues"]
 
 Phrase = tuple[str, ...]
 
@@ -300,6 +300,16 @@ def _reading(key: tuple[str, tuple[bool, ...]]) -> Reading:
             directions.append(Direction(stem(clause.tokens[i].surface), sign, _targets(clause.tokens, i, terms)))
     return Reading(terms=frozenset(seen), negated=frozenset(t for t, n in seen.items() if denied[t] == n),
                    directions=tuple(directions), surfaces=surfaces, inquiry=inquiry)
+
+
+def polarity_cues(text: str) -> tuple[bool, bool]:
+    """(may deny, has directions): whether any reading of `text`, against any other text,
+    can deny a term (a negation's scope holds a word, or a prefixed word could be read as
+    its remainder), and whether it has a direction word outside a negation. Both False:
+    no reading of the text can disagree with another by polarity or direction."""
+    clauses, _ = _analyse(text)
+    may_deny = any(clause.denied for clause in clauses) or bool(_prefixed_words(text))
+    return may_deny, any(clause.directions for clause in clauses)
 
 
 def is_negated(text: str) -> bool:

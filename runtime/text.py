@@ -88,6 +88,14 @@ def _tokens(text: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in _TOKEN.finditer(normalize(text).lower()))
 
 
+@lru_cache(maxsize=1 << 14)
+def regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile`, kept for the process. Patterns built per name ("in Tenby", "X, Oregon")
+    are too many for `re`'s own cache of 512, and evicting them there also evicts the fixed
+    patterns, which then compile again on every call."""
+    return re.compile(pattern, flags)
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
@@ -134,6 +142,12 @@ def content_terms(text: str) -> list[str]:
 @memo("text.content_terms")
 def _content_terms(text: str) -> tuple[str, ...]:
     return tuple(term for term, _ in _term_pairs(text))
+
+
+def first_term(text: str) -> str | None:
+    """The first content term of `text` (of a word: its stem), None when it has none."""
+    terms = _content_terms(text)
+    return terms[0] if terms else None
 
 
 def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from citeloop.runtime.alignment import Alignment, align
 from citeloop.runtime.numbers import extract_numbers, numbers_match
-from citeloop.runtime.opposition import opposition
+from citeloop.runtime.opposition import may_oppose, opposition
 from citeloop.runtime.polarity import is_negated
 from citeloop.runtime.text import STOPWORDS, content_terms, term_overlap
 from citeloop.trajectories.models import EvidenceCard, Verdict, VerdictRecord
@@ -161,12 +161,9 @@ class LexicalVerifier:
                  f"{' in ' + ', '.join(cards) if cards else ''}"
                  f" (best single: {best.overlap if best else 0:.0%})")
 
-        for sentence in alignment.sentences:
-            if sentence.overlap < cfg.conflict_overlap:
-                continue
-            opposed = opposition(alignment.claim, claim_text, sentence)
-            if opposed:
-                return _record(claim_id, "conflict", opposed[0], opposed[1], support, **lists)
+        opposed = self._opposed(claim_text, alignment)
+        if opposed:
+            return _record(claim_id, "conflict", opposed[0], opposed[1], support, **lists)
 
         verdict = support_verdict(support, bool(missing_numbers), cfg)
         if missing_numbers and verdict == "partial":
@@ -179,13 +176,37 @@ class LexicalVerifier:
                   "undecidable": "too close to call by term overlap alone"}[verdict]
         return _record(claim_id, verdict, "lexical", f"{found}; {detail}.", support, **lists)
 
+    def _opposed(self, claim_text: str, alignment: Alignment) -> tuple[str, str] | None:
+        """(checker, reason) of the first aligned sentence that states enough of the claim
+        and contradicts it; None when none does."""
+        for sentence in alignment.sentences:
+            if sentence.overlap >= self.config.conflict_overlap:
+                opposed = opposition(alignment.claim, claim_text, sentence)
+                if opposed:
+                    return opposed
+        return None
+
+    def conflict(self, claim_text: str, evidence: EvidenceText) -> str | None:
+        """Why one text contradicts the claim, or None: `check` of the claim bound to
+        `evidence` alone says `conflict` exactly when this gives a reason, and that reason.
+        The ledger asks it of every pair of cards of a sub-question and needs no more."""
+        if not evidence.text.strip() or not may_oppose(claim_text, evidence.text):
+            return None
+        alignment = align(claim_text, [(evidence.card_id, evidence.text)], self.config.max_sentences,
+                          self.config.min_gain)
+        if not alignment.terms:
+            return None
+        opposed = self._opposed(claim_text, alignment)
+        return opposed[1] if opposed else None
+
     def _reverse(self, record: VerdictRecord, claim_text: str, evidence: list[EvidenceText],
                  others: Sequence[EvidenceText]) -> VerdictRecord:
         bound = {ev.card_id for ev in evidence}
         counters: list[str] = []
         reasons: list[str] = []
         for other in others:
-            if other.card_id in bound or other.card_id in counters or not other.text.strip():
+            if other.card_id in bound or other.card_id in counters or not other.text.strip() \
+                    or not may_oppose(claim_text, other.text):
                 continue
             # Only sentences about the same fact count; a text that merely does not
             # mention the claim is never counter-evidence (seed 7.6).
@@ -207,6 +228,15 @@ class LexicalVerifier:
             "reason": f"Bound evidence gives {record.verdict}, but other evidence contradicts "
                       f"the claim: {'; '.join(reasons)}.",
         })
+
+
+def conflict_reason(verifier: Verifier, claim_id: str, claim_text: str, evidence: EvidenceText) -> str | None:
+    """Why `evidence` alone contradicts the claim, by `verifier`'s check; None when it does
+    not. The lexical verifier answers without building the verdict record."""
+    if isinstance(verifier, LexicalVerifier):
+        return verifier.conflict(claim_text, evidence)
+    record = verifier.check(claim_id, claim_text, [evidence])
+    return record.reason if record.verdict == "conflict" else None
 
 
 # --------------------------------------------------------------------------- weakening
