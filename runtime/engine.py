@@ -128,6 +128,8 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         """(card id, pages read) -> the card is not a mirror's addition (`_usable_cards`)."""
         self._suspected: dict[str, bool] = {}
         """card id -> its quote is a suspect (`citeloop.runtime.injection.suspected`, `_usable_cards`)."""
+        self._source_counts: dict[tuple[str, int, int, tuple[str, ...]], int] = {}
+        """(sub-question, cards held, pages read, its entities) -> `_sources`."""
         self.searches = self.reads = 0
         gains: list[int] = []
         new_cards: list[int] = []
@@ -247,8 +249,15 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         return cards
 
     def _sources(self, sid: str) -> int:
-        """Independent sources among the sub-question's on-topic cards."""
-        return self.ledger.independent_sources([c.card_id for c in self._on_topic_cards(sid)])
+        """Independent sources among the sub-question's on-topic cards. Asked for every open
+        hop after every search and read; the count can change only with a new card (the
+        ledger never drops one), a new page read (a card can turn out a mirror's) or the
+        hop's entities (a resolved dependency), so it is kept by those."""
+        key = (sid, len(self.ledger.cards), len(self.read_docs), tuple(self.states[sid].entities))
+        if key not in self._source_counts:
+            self._source_counts[key] = self.ledger.independent_sources(
+                [c.card_id for c in self._on_topic_cards(sid)])
+        return self._source_counts[key]
 
     def _deficit(self, sid: str) -> int:
         return max(0, self.states[sid].sq.need - self._sources(sid))
