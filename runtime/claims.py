@@ -17,7 +17,7 @@ from citeloop.runtime.injection import suspected
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.text import content_terms
-from citeloop.runtime.verifier import EvidenceText, Verifier, weaken
+from citeloop.runtime.verifier import Verifier, weaken
 from citeloop.trajectories.events import ClaimDrafted, ClaimDropped, ClaimRewritten, EvidenceBound, VerdictReached
 from citeloop.trajectories.models import Claim, EvidenceCard, Plan
 
@@ -95,12 +95,8 @@ def write_and_verify(
 def check_claim(claim: Claim, ledger: Ledger, verifier: Verifier, rec: Recorder, parent: int, attempt: int = 1,
                 weakened: bool = False) -> CheckedClaim | None:
     """Verify a drafted claim and act on the verdict: keep, weaken once and re-check, or drop."""
-    bound = [EvidenceText(card_id=c, text=ledger.cards[c].quote) for c in claim.card_ids]
-    others = [
-        EvidenceText(card_id=c.card_id, text=c.quote)
-        for c in ledger.cards.values()
-        if c.card_id not in claim.card_ids
-    ]
+    bound = [ledger.evidence_text(c) for c in claim.card_ids]
+    others = [ledger.evidence_text(c) for c in ledger.cards if c not in claim.card_ids]
     record = verifier.check(claim.claim_id, claim.text, bound, others)
     event = rec.emit(VerdictReached, parent=parent, subq=claim.subq, record=record, pass_=attempt)
     verdict = record.verdict

@@ -89,6 +89,7 @@ class Ledger:
     documents: dict[str, DocumentInfo] = field(default_factory=dict)
     cards: dict[str, EvidenceCard] = field(default_factory=dict)
     _quotes: dict[tuple[str, str], str] = field(default_factory=dict)
+    _texts: dict[str, EvidenceText] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ documents
 
@@ -171,8 +172,7 @@ class Ledger:
         for other in self.cards.values():
             if other.subq != card.subq or other.cluster_id == card.cluster_id:
                 continue
-            reason = conflict_reason(self.verifier, card.card_id, card.quote,
-                                     EvidenceText(card_id=other.card_id, text=other.quote))
+            reason = conflict_reason(self.verifier, card.card_id, card.quote, self.evidence_text(other.card_id))
             if reason is not None:
                 conflicts.append((other.card_id, reason))
         if conflicts:
@@ -185,6 +185,14 @@ class Ledger:
         self.cards[card.card_id] = card
         self._quotes[(card.subq, " ".join(tokenize(card.quote)))] = card.card_id
         return card, conflicts
+
+    def evidence_text(self, card_id: str) -> EvidenceText:
+        """The card's quote as the verifier reads it, made once per card (a claim is checked
+        against every other card, and a card's quote never changes)."""
+        text = self._texts.get(card_id)
+        if text is None:
+            text = self._texts[card_id] = EvidenceText(card_id=card_id, text=self.cards[card_id].quote)
+        return text
 
     def cards_for(self, subq: str) -> list[EvidenceCard]:
         return [c for c in self.cards.values() if c.subq == subq]
