@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cache
 
 from citeloop.runtime.answer import answer_hops, answer_sentence_tests, find_answer
 from citeloop.runtime.audit import audit_report, mirror_problem
@@ -65,6 +66,13 @@ def _named_in(entity: str, query: str) -> bool:
     without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
     words = " ".join(tokenize(entity))
     return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
+
+
+@cache
+def _observes(kind: type) -> bool:
+    """Is a policy of this class a `DecisionObserver`? Asked before every decision: a check
+    against a runtime protocol inspects the class each time, so it is kept by class."""
+    return issubclass(kind, DecisionObserver)
 
 
 class ResearchEngine(EvidenceIntake, HopResolution):
@@ -308,8 +316,8 @@ class ResearchEngine(EvidenceIntake, HopResolution):
     def _brief(self, policy: object, subq: str | None, doc_id: str | None = None) -> None:
         """A policy that reads the run (`DecisionObserver`, e.g. the LLM policy) is handed the
         recorder and what the coming decision concerns, just before it decides."""
-        if isinstance(policy, DecisionObserver):
-            policy.before_decision(self.rec, subq, doc_id)
+        if _observes(type(policy)):
+            policy.before_decision(self.rec, subq, doc_id)  # type: ignore[attr-defined]
 
     def _angle_candidates(self, state: SubQuestionState) -> list[AngleCandidate]:
         base = state.query or ""
