@@ -11,12 +11,13 @@ sentence that asks rather than states ("To determine whether ...") contradicts n
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from citeloop.runtime.alignment import AlignedSentence, evidence_sentences
 from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import NumberMention, extract_numbers, same_quantity
-from citeloop.runtime.polarity import Reading, opposite_directions, polarity_cues
-from citeloop.runtime.text import tokenize
+from citeloop.runtime.polarity import Reading, opposite_directions, polarity_cues, turns
+from citeloop.runtime.text import content_terms, tokenize
 
 __all__ = ["may_oppose", "opposition", "rival_numbers", "quantities"]
 
@@ -70,28 +71,50 @@ def _quote(sentence: AlignedSentence) -> str:
     return f"{sentence.card_id} ({sentence.overlap:.0%} overlap) reads \"{sentence.text[:120]}\""
 
 
+@dataclass(frozen=True)
+class Contrasts:
+    """What `opposition` can use in a text, whatever other text it meets (`may_oppose`)."""
+
+    scope_denial: bool
+    """A negation's scope holds a word."""
+    prefixed: tuple[tuple[str, tuple[str, ...]], ...]
+    """Prefixed words as (remainder, own terms): each denies if the other text turns it."""
+    moves: bool
+    """A direction word outside a negation."""
+    places: frozenset[tuple[str | None, str]]
+    """(kind, neighbouring word) of each amount stated: a rival number needs both."""
+    terms: frozenset[str]
+    """The content terms, against which the other text's prefixed words are read."""
+
+
 def may_oppose(claim_text: str, evidence_text: str) -> bool:
     """Can any sentence of `evidence_text` be found to contradict the claim by `opposition`?
-    Not when neither text can deny a term, they do not both hold direction words and they
-    do not both state an amount: every check needs one of those, whatever the two share.
-    The reverse check and the ledger ask this first, and align only texts that can."""
-    claim_denies, claim_moves, claim_amounts = _contrasts(claim_text)
-    denies, moves, amounts = _evidence_contrasts(evidence_text)
-    return claim_denies or denies or (claim_moves and moves) or (claim_amounts and amounts)
+    Each check needs something in the two texts whatever else they share: a denial (a
+    negation's scope, or a prefixed word the other text reads as its remainder), direction
+    words in both, or an amount of the same kind next to the same word in both. The reverse
+    check and the ledger ask this first, and align only the texts that can."""
+    claim, evidence = _contrasts(claim_text), _evidence_contrasts(evidence_text)
+    return (claim.scope_denial or evidence.scope_denial or (claim.moves and evidence.moves)
+            or bool(claim.places & evidence.places)
+            or any(turns(word, evidence.terms) for word in claim.prefixed)
+            or any(turns(word, claim.terms) for word in evidence.prefixed))
 
 
 @memo("opposition.contrasts")
-def _contrasts(text: str) -> tuple[bool, bool, bool]:
-    """(may deny a term, has direction words, states an amount): what `opposition` can use."""
-    denies, moves = polarity_cues(text)
-    return denies, moves, bool(quantities(text))
+def _contrasts(text: str) -> Contrasts:
+    scope_denial, prefixed, moves = polarity_cues(text)
+    places = frozenset((_kind(m), word) for m in quantities(text) for word in _neighbours(text, m))
+    return Contrasts(scope_denial, prefixed, moves, places, frozenset(content_terms(text)))
 
 
 @memo("opposition.evidence_contrasts")
-def _evidence_contrasts(text: str) -> tuple[bool, bool, bool]:
-    """`_contrasts` of any of the text's sentences, as the alignment cuts them."""
+def _evidence_contrasts(text: str) -> Contrasts:
+    """`_contrasts` of the text's sentences together, as the alignment cuts and reads them:
+    each sentence read against the claim, the claim against all the sentences' terms."""
     found = [_contrasts(sentence) for _, sentence in evidence_sentences([("", text)])]
-    return tuple(any(flags) for flags in zip(*found)) if found else (False, False, False)  # type: ignore[return-value]
+    return Contrasts(any(c.scope_denial for c in found), tuple(w for c in found for w in c.prefixed),
+                     any(c.moves for c in found), frozenset().union(*(c.places for c in found)),
+                     frozenset().union(*(c.terms for c in found)))
 
 
 def opposition(claim: Reading, claim_text: str, sentence: AlignedSentence) -> tuple[str, str] | None:

@@ -29,7 +29,7 @@ import yaml
 from citeloop.runtime.memo import memo
 from citeloop.runtime.text import STOPWORDS, normalize, stem, tokenize
 
-__all__ = ["Cues", "cues", "Direction", "Reading", "read", "is_negated", "opposite_directions", "polarity_cues"]
+__all__ = ["Cues", "cues", "Direction", "Reading", "read", "is_negated", "opposite_directions", "polarity_cues", "turns"]
 
 Phrase = tuple[str, ...]
 
@@ -302,14 +302,21 @@ def _reading(key: tuple[str, tuple[bool, ...]]) -> Reading:
                    directions=tuple(directions), surfaces=surfaces, inquiry=inquiry)
 
 
-def polarity_cues(text: str) -> tuple[bool, bool]:
-    """(may deny, has directions): whether any reading of `text`, against any other text,
-    can deny a term (a negation's scope holds a word, or a prefixed word could be read as
-    its remainder), and whether it has a direction word outside a negation. Both False:
-    no reading of the text can disagree with another by polarity or direction."""
+def polarity_cues(text: str) -> tuple[bool, tuple[tuple[str, tuple[str, ...]], ...], bool]:
+    """What any reading of `text` can use to disagree with another text: (a negation's scope
+    holds a word, the prefixed words as (remainder, own terms), a direction word outside a
+    negation). A prefixed word denies only when read as its remainder, which `read` does
+    when the other text has the remainder and none of the word's own terms (`turns`)."""
     clauses, _ = _analyse(text)
-    may_deny = any(clause.denied for clause in clauses) or bool(_prefixed_words(text))
-    return may_deny, any(clause.directions for clause in clauses)
+    prefixed = tuple((token.base, tuple(t for t, _ in token.terms)) for token in _prefixed_words(text))
+    return any(clause.denied for clause in clauses), prefixed, any(clause.directions for clause in clauses)  # type: ignore[misc]
+
+
+def turns(prefixed: tuple[str, tuple[str, ...]], other: frozenset[str] | set[str]) -> bool:
+    """Is a prefixed word ((remainder, own terms), `polarity_cues`) read as the denial of its
+    remainder against the other text's terms `other`? As `read` decides it."""
+    base, terms = prefixed
+    return base in other and not any(t in other for t in terms)
 
 
 def is_negated(text: str) -> bool:

@@ -20,6 +20,17 @@ def test_a_number_on_one_side_only_cannot_oppose() -> None:
     assert not may_oppose(PLAIN, "The Eiffel Tower was finished in 1889.")
 
 
+def test_amounts_of_other_kinds_or_places_cannot_oppose() -> None:
+    # A rival number is an amount of the same kind next to the same word.
+    assert not may_oppose("The Eiffel Tower was finished in 1889.", "The Eiffel Tower has 1,665 steps.")
+    assert not may_oppose("The Eiffel Tower was finished in 1889.", "It was the tallest structure until 1930.")
+
+
+def test_a_prefixed_word_opposes_only_where_the_other_text_has_its_remainder() -> None:
+    assert may_oppose("The mayor was involved in the deal.", "The mayor was uninvolved in the deal.")
+    assert not may_oppose("The mayor was involved in the deal.", "The international press covered the deal.")
+
+
 @pytest.mark.parametrize("claim, evidence", [
     ("The Eiffel Tower was finished in 1889.", "The Eiffel Tower was finished in 1887."),  # amounts on both sides
     ("The drug increases fibrosis in mice.", "The drug reduces fibrosis in mice."),  # directions on both sides
@@ -40,6 +51,9 @@ PAIRS = [
     (PLAIN, "The Eiffel Tower is a wrought-iron tower in Paris."),
     (PLAIN, "   "),
     ("the of and", PLAIN),
+    ("The mayor was involved in the deal.", "The mayor was uninvolved in the deal."),
+    ("The Eiffel Tower was finished in 1889.", "The Eiffel Tower has 1,665 steps."),
+    ("The Eiffel Tower was finished in 1889.", "The Eiffel Tower was completed by 1889 in Paris."),
 ]
 
 
