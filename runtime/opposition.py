@@ -32,9 +32,37 @@ _IDENTIFIER = re.compile(r"[A-Za-z]-$")
 
 
 def _neighbours(text: str, mention: NumberMention) -> set[str]:
-    before = tokenize(text[:mention.span[0]])[-1:]
-    after = tokenize(text[mention.span[1]:])[:1]
-    return {f"<{w}" for w in before} | {f">{w}" for w in after}
+    """The words right before ("<in") and after (">km") the mention: the last token of the
+    text before it and the first token of the text after it."""
+    start, end = mention.span
+    return {f"<{w}" for w in _last_token(text, start)} | {f">{w}" for w in _first_token(text, end)}
+
+
+# A token never holds a space and normalisation never joins across one, so the text on each
+# side of a space tokenises on its own: the word next to a mention is found in the few words
+# up to the nearest space that leaves one whole, not by tokenising the whole rest of the text.
+
+def _last_token(text: str, start: int) -> list[str]:
+    """`tokenize(text[:start])[-1:]`."""
+    cut = start
+    while cut > 0:
+        cut = max(0, text.rfind(" ", 0, cut))
+        tokens = tokenize(text[cut:start])
+        if tokens:
+            return tokens[-1:]
+    return []
+
+
+def _first_token(text: str, end: int) -> list[str]:
+    """`tokenize(text[end:])[:1]`."""
+    cut = end
+    while cut < len(text):
+        space = text.find(" ", cut + 1)
+        cut = len(text) if space < 0 else space
+        tokens = tokenize(text[end:cut])
+        if tokens:
+            return tokens[:1]
+    return []
 
 
 def rival_numbers(claim_text: str, sentence_text: str) -> tuple[list[str], list[str]]:
