@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from citeloop.runtime.corpus import Corpus
 from citeloop.runtime.index import BM25Index, tokenize
+from citeloop.runtime.memo import memo
 from citeloop.trajectories.models import (
     TRANSIENT_STATUSES,
     ReadResponse,
@@ -71,7 +72,6 @@ class CorpusSearchTool:
         self.corpus = corpus
         self.index = index
         self.features = features
-        self._sentence_terms: dict[str, list[set[str]]] = {}
 
     def search(self, query: str, k: int, subq: str | None = None) -> SearchResponse:
         if k < 1:
@@ -108,13 +108,18 @@ class CorpusSearchTool:
 
     def _snippet(self, doc_id: str, query_terms: set[str]) -> str:
         sentences = self.corpus.by_id[doc_id].sentence_list()
-        if doc_id not in self._sentence_terms:  # documents recur across searches of a run
-            self._sentence_terms[doc_id] = [set(t) for t in tokenize(sentences)]
-        overlaps = [len(terms & query_terms) for terms in self._sentence_terms[doc_id]]
+        overlaps = [len(terms & query_terms) for terms in _sentence_terms(tuple(sentences))]
         # max() keeps the first of equal overlaps; with no overlap (a title-only match)
         # that is the lead sentence, which is the best summary of an encyclopedia entry.
         best = max(range(len(sentences)), key=overlaps.__getitem__)
         return snippet(sentences[best])
+
+
+@memo("tools.sentence_terms", maxsize=1 << 15)
+def _sentence_terms(sentences: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    """The search terms of each of a document's sentences: documents recur across the
+    searches of a run and across runs."""
+    return tuple(frozenset(terms) for terms in tokenize(list(sentences)))
 
 
 class CorpusReadTool:
