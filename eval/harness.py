@@ -284,7 +284,9 @@ def run_eval(eval_set: EvalSet, kit: ResearchKit, policies: Sequence[PolicyRun],
                         None if runs_out is None else str(Path(runs_out).absolute()), on_run is not None)
     jobs = [EvalJob(run, q) for run in policies for q in eval_set.questions]
     step = on_step or (lambda: None)
-    outcomes = run_jobs(eval_one, jobs, shared, engine, workers, on_done=lambda _, outcome: step())
+    # Each question's runs side by side (one per policy): they analyse the same pages.
+    outcomes = run_jobs(eval_one, jobs, shared, engine, workers, on_done=lambda _, outcome: step(),
+                        together=lambda job: job.question.id)
     results: dict[str, Any] = {}
     for i, run in enumerate(policies):
         done = outcomes[i * len(eval_set.questions):(i + 1) * len(eval_set.questions)]

@@ -252,8 +252,9 @@ def run_batch(jobs: Sequence[BatchJob], settings: BatchSettings, engine: str = "
     def ready() -> None:
         clock[1] = time.perf_counter()
 
+    # A question's runs (its other seeds and policies) side by side: they analyse the same pages.
     records = run_jobs(research_one, jobs, settings, engine, workers, on_done=lambda _, record: done(record),
-                       on_ready=ready)
+                       on_ready=ready, together=lambda job: job.qid)
     return BatchReport(records, engine, workers, time.perf_counter() - clock[1], clock[1] - clock[0])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from citeloop.trajectories.engines import MAX_CHUNK, chunk_size, run_jobs
+from citeloop.trajectories.engines import MAX_CHUNK, chunk_size, run_jobs, side_by_side
 
 
 def _square_and_pid(offset: int, job: int) -> tuple[int, int]:
@@ -35,3 +35,22 @@ def test_serial_and_process_engines_give_the_same_list() -> None:
     serial = [r for r, _ in run_jobs(_square_and_pid, jobs, 1, engine="serial")]
     pooled = [r for r, _ in run_jobs(_square_and_pid, jobs, 1, engine="process", workers=2)]
     assert serial == pooled
+
+
+def test_side_by_side_groups_equal_keys_in_order_of_first_appearance() -> None:
+    keys = ["q1", "q2", "q1", "q3", "q2", "q1"]
+    assert side_by_side(keys, lambda k: k) == [0, 2, 5, 1, 4, 3]
+    assert side_by_side([], lambda k: k) == []
+
+
+def test_jobs_handed_out_together_still_come_back_in_job_order() -> None:
+    jobs = [j % 5 for j in range(60)]  # keys alternate; each key's jobs are grouped when handed out
+    for engine, workers in (("serial", None), ("process", 2)):
+        seen: list[int] = []
+        results = run_jobs(_square_and_pid, jobs, 0, engine=engine, workers=workers, together=lambda j: j,
+                           on_done=lambda index, result: seen.append(index))
+        assert [r for r, _ in results] == [j * j for j in jobs]
+        assert sorted(seen) == list(range(60))
+    order: list[int] = []
+    run_jobs(_square_and_pid, jobs, 0, engine="serial", together=lambda j: j, on_done=lambda i, r: order.append(i))
+    assert [jobs[i] for i in order] == sorted(jobs)  # serially, handed out key by key

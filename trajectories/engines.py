@@ -105,17 +105,24 @@ def default_workers(engine: str, workers: int | None) -> int:
 
 def run_jobs(work: Callable[[S, J], R], jobs: Sequence[J], shared: S, engine: str = "serial",
              workers: int | None = None, on_done: Callable[[int, R], Any] | None = None,
-             start_method: str = "fork", on_ready: Callable[[], Any] | None = None) -> list[R]:
+             start_method: str = "fork", on_ready: Callable[[], Any] | None = None,
+             together: Callable[[J], Hashable] | None = None) -> list[R]:
     """`work(shared, job)` for every job, on `engine`; the results in job order. `on_ready()`
-    is called once the engine is up (Ray connected or started), before the first job."""
+    is called once the engine is up (Ray connected or started), before the first job.
+    `together(job)`: jobs with the same key are handed out side by side, keys in order of
+    first appearance (the runs of one question share the text analysis a process keeps, so
+    a pool worker runs the later ones warm); the results and `on_done`'s indices are still
+    those of `jobs`."""
     check_engine(engine, workers)
     done = on_done or (lambda index, result: None)
     ready = on_ready or (lambda: None)
     results: list[Any] = [None] * len(jobs)
+    order = side_by_side(jobs, together) if together else range(len(jobs))
+    jobs = [jobs[i] for i in order]
 
-    def finish(index: int, result: R) -> None:
-        results[index] = result
-        done(index, result)
+    def finish(position: int, result: R) -> None:
+        results[order[position]] = result
+        done(order[position], result)
 
     if engine == "serial" or not jobs:
         ready()
@@ -127,6 +134,16 @@ def run_jobs(work: Callable[[S, J], R], jobs: Sequence[J], shared: S, engine: st
     else:
         _on_ray(work, jobs, shared, workers, finish, ready)
     return results
+
+
+def side_by_side(jobs: Sequence[J], key: Callable[[J], Hashable]) -> list[int]:
+    """The jobs' indices with equal keys next to each other, keys in order of first
+    appearance, jobs of one key in their own order."""
+    first: dict[Hashable, int] = {}
+    keys = [key(job) for job in jobs]
+    for i, k in enumerate(keys):
+        first.setdefault(k, i)
+    return sorted(range(len(jobs)), key=lambda i: first[keys[i]])
 
 
 # --------------------------------------------------------------------------- process pool
