@@ -228,8 +228,15 @@ def with_attribute_cues(key_terms: Iterable[str], sentence_terms: Iterable[str])
     place of death is not outranked by one that only repeats the word "place"."""
     terms = list(sentence_terms)
     have = set(terms)
+    return terms + [k for k, cues in _attribute_keys(tuple(key_terms)) if k not in have and cues & have]
+
+
+@memo("bridging.attribute_keys", maxsize=1 << 12)
+def _attribute_keys(key_terms: tuple[str, ...]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The key terms that name an attribute or relation, with the stems that state it, in
+    order, once each: a page's every sentence is measured against the same key."""
     stems = _attribute_stems()
-    return terms + [k for k in dict.fromkeys(key_terms) if k not in have and stems.get(k, frozenset()) & have]
+    return tuple((k, stems[k]) for k in dict.fromkeys(key_terms) if k in stems)
 
 
 def relation_terms(plan: Plan) -> set[str]:
