@@ -16,7 +16,9 @@ set's per-document text analysis (`citeloop.runtime.doc_features`) is precompute
 from beside its index, before its runs, and reported apart. `naive` is the naive
 research loop baseline (no plan, naive decisions); `naive-policies` keeps citeloop's plan and
 engine but decides naively. With `--baseline` (an earlier output of this script) each row also
-shows the change in answer accuracy and gold recall against it. Then trajectory capture: the
+shows the change in answer accuracy and gold recall against it, and a line says, per data set and
+policy, whether the runs are the baseline's (`runs_digest`: every event but run ids and wall
+clock, so a speed change can show that it kept the runs). Then trajectory capture: the
 same batch with a file sink against a null sink, as a ratio; and how well the gold-free scores
 (`run_score`, `coverage`) order pairs of runs of one question the way gold recall does.
 Prints a table and writes JSON.
@@ -25,6 +27,7 @@ Prints a table and writes JSON.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -70,11 +73,27 @@ def precompute_features(kit: ResearchKit) -> dict:
             "analysed": kit.features.analysed - analysed, "store": str(kit.features.path)}
 
 
+def run_digest(events: list) -> str:
+    """sha256 of what a run did: every event but the wall-clock `run_meta` (whose check counts
+    are kept), without run ids, which hash the run spec and with it the corpus file's path.
+    Two trees whose runs digest the same made the same runs (a speed change must keep them)."""
+    h = hashlib.sha256()
+    for e in events:
+        text = json.dumps(e.checks, sort_keys=True) if e.type == "run_meta" else e.model_dump_json(exclude={"run_id"})
+        h.update(text.encode("utf-8") + b"\n")
+    return h.hexdigest()
+
+
 def evaluate(eval_set: EvalSet, kit: ResearchKit) -> dict:
     config = load_config(None, dict(eval_set.config_overrides))
     searches: dict[str, list[list[tuple[str, int]]]] = {run.name: [] for run in POLICIES}
-    results = run_eval(eval_set, kit, POLICIES, config, on_run=lambda name, events: searches[name].append(
-        [(e.query, e.k) for e in events if e.type == "query_issued"]))["policies"]
+    digests: dict[str, list[str]] = {run.name: [] for run in POLICIES}
+
+    def seen(name: str, events: list) -> None:
+        searches[name].append([(e.query, e.k) for e in events if e.type == "query_issued"])
+        digests[name].append(run_digest(events))
+
+    results = run_eval(eval_set, kit, POLICIES, config, on_run=seen)["policies"]
     floors = floor_seconds(kit, [q for runs in searches.values() for run in runs for q in run])
     for name, r in results.items():
         walls = sorted(row["wall_s"] for row in r["per_question"])
@@ -90,6 +109,7 @@ def evaluate(eval_set: EvalSet, kit: ResearchKit) -> dict:
         r["floor_median_ms"] = round(statistics.median(row["floor_ms"] for row in r["per_question"]), 4)
         r["floor_ratio_median"] = round(statistics.median(ratios), 2) if ratios else None
         r["budget"] = config.budget.model_dump()
+        r["runs_digest"] = hashlib.sha256("".join(digests[name]).encode()).hexdigest()[:16]
     return results
 
 
@@ -175,6 +195,17 @@ def print_table(results: dict, baseline: dict | None) -> None:
             print(line)
     print("(ans.ok: exact match with the gold answer or an alias; recall/precision in %; x floor: median of each "
           "run's time over its searches' through the bare index; d.*: points against --baseline)")
+    if baseline:
+        print("same runs as --baseline (events digest): " + "; ".join(
+            f"{name}/{policy} {same_runs(r, (baseline.get('datasets', {}).get(name) or {}).get(policy))}"
+            for name, by_policy in results["datasets"].items() for policy, r in by_policy.items()))
+
+
+def same_runs(row: dict, old: dict | None) -> str:
+    """`yes` / `NO` by the rows' `runs_digest`, `n/a` where the baseline has none."""
+    if not old or "runs_digest" not in old:
+        return "n/a"
+    return "yes" if row.get("runs_digest") == old["runs_digest"] else "NO"
 
 
 def main(argv: list[str] | None = None) -> int:
