@@ -232,8 +232,9 @@ class LexicalVerifier:
 
 def conflict_reason(verifier: Verifier, claim_id: str, claim_text: str, evidence: EvidenceText) -> str | None:
     """Why `evidence` alone contradicts the claim, by `verifier`'s check; None when it does
-    not. The lexical verifier answers without building the verdict record."""
-    if isinstance(verifier, LexicalVerifier):
+    not. The lexical verifier answers without building the verdict record (its own class
+    only: a subclass may check otherwise)."""
+    if type(verifier) is LexicalVerifier:
         return verifier.conflict(claim_text, evidence)
     record = verifier.check(claim_id, claim_text, [evidence])
     return record.reason if record.verdict == "conflict" else None
