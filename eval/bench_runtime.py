@@ -220,7 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     names = [s.strip() for s in args.sets.split(",") if s.strip()]
     if not names or set(names) - set(SETS):
         parser.error(f"--sets takes {', '.join(SETS)}")
-    baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
+    try:  # a bad baseline is one line before anything is run
+        baseline = json.loads(args.baseline.read_text(encoding="utf-8")) if args.baseline else None
+    except (OSError, ValueError) as exc:
+        print(f"error: --baseline {args.baseline}: {exc}", file=sys.stderr)
+        return 2
+    if baseline is not None and not isinstance(baseline.get("datasets") if isinstance(baseline, dict) else None, dict):
+        print(f"error: --baseline {args.baseline}: not an output of this script (no datasets)", file=sys.stderr)
+        return 2
 
     t0 = time.perf_counter()
     embedded = ResearchKit.load()

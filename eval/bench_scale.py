@@ -222,6 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=Path, default=None,
                         help="skip the research: measure only the store ingest, of the run files under DIR")
     args = parser.parse_args(argv)
+    if args.runs is not None:
+        from citeloop.trajectories.store_ingest import run_files
+        from citeloop.trajectories.store_manifest import StoreError
+
+        try:  # a bad folder is one line before anything is measured
+            run_files(args.runs)
+        except StoreError as exc:
+            print(f"error: --runs {exc}", file=sys.stderr)
+            return 2
 
     tmp = Path(tempfile.mkdtemp(prefix="citeloop-bench-scale-"))
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],

@@ -39,3 +39,26 @@ def test_rows_compare_by_their_digest() -> None:
     assert same_runs({"runs_digest": "ab"}, {"runs_digest": "cd"}) == "NO"
     assert same_runs({"runs_digest": "ab"}, {}) == "n/a"
     assert same_runs({"runs_digest": "ab"}, None) == "n/a"
+
+
+def test_a_bad_baseline_is_one_error_line_before_anything_runs(tmp_path, capsys) -> None:
+    from citeloop.eval.bench_runtime import main
+
+    not_json, not_ours = tmp_path / "a.json", tmp_path / "b.json"
+    not_json.write_text("{", encoding="utf-8")
+    not_ours.write_text("[1]", encoding="utf-8")
+    for path, says in ((tmp_path / "gone.json", "No such file"), (not_json, "Expecting"), (not_ours, "no datasets")):
+        assert main(["--baseline", str(path), "--out", str(tmp_path / "out.json")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: --baseline") and says in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_bench_scale_refuses_a_runs_folder_without_run_files(tmp_path, capsys) -> None:
+    from citeloop.eval.bench_scale import main
+
+    assert main(["--runs", str(tmp_path / "gone"), "--out", str(tmp_path / "o.json")]) == 2
+    assert capsys.readouterr().err.strip() == f"error: --runs {tmp_path / 'gone'}: no such directory"
+    assert main(["--runs", str(tmp_path), "--out", str(tmp_path / "o.json")]) == 2
+    assert "no run files" in capsys.readouterr().err
+    assert not (tmp_path / "o.json").exists()
