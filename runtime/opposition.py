@@ -105,8 +105,8 @@ class Contrasts:
 
     scope_denial: bool
     """A negation's scope holds a word."""
-    prefixed: tuple[tuple[str, tuple[str, ...]], ...]
-    """Prefixed words as (remainder, own terms): each denies if the other text turns it."""
+    prefixed: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+    """Prefixed words as (remainder, own (term, surface) pairs): each denies if the other text turns it."""
     moves: bool
     """A direction word outside a negation."""
     places: frozenset[tuple[str | None, str]]
@@ -124,8 +124,8 @@ def may_oppose(claim_text: str, evidence_text: str) -> bool:
     claim, evidence = _contrasts(claim_text), _evidence_contrasts(evidence_text)
     return (claim.scope_denial or evidence.scope_denial or (claim.moves and evidence.moves)
             or bool(claim.places & evidence.places)
-            or any(turns(word, evidence.terms) for word in claim.prefixed)
-            or any(turns(word, claim.terms) for word in evidence.prefixed))
+            or any(turns(base, terms, evidence.terms) for base, terms in claim.prefixed)
+            or any(turns(base, terms, claim.terms) for base, terms in evidence.prefixed))
 
 
 @memo("opposition.contrasts")

@@ -262,8 +262,7 @@ def read(text: str, against: Iterable[str] = ()) -> Reading:
     # `against` matters only through which prefixed words it turns into their remainder, so
     # the reading is kept per (text, those words): the verifier reads the same evidence
     # sentence against claim after claim.
-    turned = tuple(token.base in other and not any(t in other for t, _ in token.terms)
-                   for token in _prefixed_words(text))
+    turned = tuple(turns(token.base, token.terms, other) for token in _prefixed_words(text))  # type: ignore[arg-type]
     return _reading((text, turned))
 
 
@@ -302,21 +301,21 @@ def _reading(key: tuple[str, tuple[bool, ...]]) -> Reading:
                    directions=tuple(directions), surfaces=surfaces, inquiry=inquiry)
 
 
-def polarity_cues(text: str) -> tuple[bool, tuple[tuple[str, tuple[str, ...]], ...], bool]:
+def polarity_cues(text: str) -> tuple[bool, tuple[tuple[str, tuple[tuple[str, str], ...]], ...], bool]:
     """What any reading of `text` can use to disagree with another text: (a negation's scope
-    holds a word, the prefixed words as (remainder, own terms), a direction word outside a
-    negation). A prefixed word denies only when read as its remainder, which `read` does
-    when the other text has the remainder and none of the word's own terms (`turns`)."""
+    holds a word, the prefixed words as (remainder, own (term, surface) pairs), a direction
+    word outside a negation). A prefixed word denies only when read as its remainder
+    (`turns`)."""
     clauses, _ = _analyse(text)
-    prefixed = tuple((token.base, tuple(t for t, _ in token.terms)) for token in _prefixed_words(text))
-    return any(clause.denied for clause in clauses), prefixed, any(clause.directions for clause in clauses)  # type: ignore[misc]
+    prefixed = tuple((token.base, token.terms) for token in _prefixed_words(text))
+    return any(clause.denied for clause in clauses), prefixed, any(clause.directions for clause in clauses)  # type: ignore[return-value]
 
 
-def turns(prefixed: tuple[str, tuple[str, ...]], other: frozenset[str] | set[str]) -> bool:
-    """Is a prefixed word ((remainder, own terms), `polarity_cues`) read as the denial of its
-    remainder against the other text's terms `other`? As `read` decides it."""
-    base, terms = prefixed
-    return base in other and not any(t in other for t in terms)
+def turns(base: str, terms: tuple[tuple[str, str], ...], other: frozenset[str] | set[str]) -> bool:
+    """Is a prefixed word (its remainder `base`, its own (term, surface) pairs) read as the
+    denial of its remainder against the other text's terms? When the other text has the
+    remainder and none of the word's own terms ("uninvolved" against "involved")."""
+    return base in other and not any(t in other for t, _ in terms)
 
 
 def is_negated(text: str) -> bool:
