@@ -36,7 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from citeloop.runtime import injection, numbers, polarity, sentences, text
+from citeloop.runtime import injection, numbers, opposition, polarity, sentences, text, tools
 from citeloop.runtime.config import LedgerSettings
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import _search_tokens, tokenize as search_tokenize
@@ -93,6 +93,7 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
     if level == "hit":
         # `CorpusSearchTool._snippet` and the hit's relevance in `EvidenceIntake._read_hits`.
         search_tokenize(list(raw))
+        keep(tools._sentence_terms, raw)
         for s in raw:
             keep(_search_tokens, s)
             hit_text = f"{doc.title} {snippet_of(s)}"
@@ -117,7 +118,12 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
         keep(text._entity_spans, s)
         keep(injection._suspected, s)
         keep(polarity._analyse, s)
-        keep(polarity._prefixed_words, s)
+        prefixed = keep(polarity._prefixed_words, s)
+        # A card quoting the sentence, in the ledger's and the reverse check's opposition gate
+        # and read against a text that turns none of its prefixed words.
+        keep(polarity._reading, (s, (False,) * len(prefixed)))
+        keep(opposition._contrasts, s)
+        keep(opposition._evidence_contrasts, s)
         titled = f"{doc.title} {s}"
         keep_folded(titled)
         keep(text._content_terms, titled)
