@@ -14,6 +14,8 @@ that write a part and save the manifest) and the public names (`ingest`, `Store`
 - `store_manifest`: what `manifest.json` holds; reading, checking and saving it.
 - `store_decode`: reading one run file: its header, and its event lines decoded fast (by
   msgspec structs derived from the pydantic event models) into what the tables need.
+- `store_header`: the header's msgspec struct, derived from `RunHeader` (pydantic reads
+  only the headers the struct cannot vouch for).
 - `store_tables`: the tables' columns and polars schemas, and the builders of their rows.
 - `store_ingest`: the ingest pipeline (threads reading, decoding, building and writing),
   which file stands for each run, and the `IngestReport`. Its size limits (`CHUNK_BYTES`,

@@ -40,6 +40,7 @@ from pydantic import BaseModel
 from citeloop.trajectories.events import DECISION_TYPES, RENAMED_TAGS, BaseEvent, Event
 from citeloop.trajectories.header import SCHEMA_VERSION, RunHeader
 from citeloop.trajectories.runfile import RunFileError, decompress_run_bytes, parse_run_bytes
+from citeloop.trajectories.store_header import fast_header
 
 EVENT_CLASSES: dict[str, type[BaseEvent]] = {cls.model_fields["type"].default: cls for cls in get_args(Event)}
 EVENT_TYPES: frozenset[str] = frozenset(EVENT_CLASSES)
@@ -251,8 +252,12 @@ def _policy_name(policies: dict[str, Any]) -> str:
     return ",".join(f"{kind}={ref.name}" for kind, ref in sorted(policies.items()))
 
 
-def _header(head: bytes, key: str, stream_problem: str | None) -> RunHeader:
-    """Line 1, validated (and migrated) by `RunHeader`; errors exactly as `parse_run_bytes` words them."""
+def _header(head: bytes, key: str, stream_problem: str | None) -> Any:
+    """Line 1, validated: by the store's header struct (`store_header`), else by `RunHeader`
+    (migrated), with errors exactly as `parse_run_bytes` words them."""
+    fast = fast_header(head)
+    if fast is not None:
+        return fast
     try:
         data = msgspec.json.decode(head)
         if isinstance(data, dict) and data.get("type") == "run_header":
@@ -262,7 +267,8 @@ def _header(head: bytes, key: str, stream_problem: str | None) -> RunHeader:
     return parse_run_bytes(head, Path(key), stream_problem=stream_problem).header  # raises RunFileError
 
 
-def _header_row(header: RunHeader) -> dict[str, Any]:
+def _header_row(header: Any) -> dict[str, Any]:
+    """The `runs` columns of a header (a `RunHeader` or a `store_header.HEADER_STRUCT`)."""
     spec = header.spec
     branch = getattr(spec, "branch", None)
     return {
