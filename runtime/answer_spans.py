@@ -197,7 +197,7 @@ def number_mentions(sentence: str) -> list[Mention]:
 
 def _nearness(sentence: str, start: int, relation: set[str]) -> float:
     """1 for a value right at a word of the relation, less further away."""
-    hits = term_positions(tokenize(sentence), relation)
+    hits = term_positions(sentence, relation)
     if not hits:
         return 0.0
     gap = min(abs(h - start) for h in hits)

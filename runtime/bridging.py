@@ -123,20 +123,27 @@ def _is_namesake(key: tuple[str, tuple[str, ...]]) -> bool:
     return False
 
 
-def term_positions(words: list[str], terms: set[str]) -> list[int]:
-    """Positions of the words (tokens) that are, or stem to, one of `terms`."""
-    return [i for i, w in enumerate(words) if w in terms or first_term(w) in terms]
+def term_positions(text: str, terms: set[str] | frozenset[str]) -> list[int]:
+    """Positions of the words of `tokenize(text)` that are, or stem to, one of `terms`. Each
+    word's stem is looked up once per text: a quote is measured against several term sets,
+    and quotes recur across runs."""
+    return [i for i, (w, t) in enumerate(zip(tokenize(text), word_stems(text))) if w in terms or t in terms]
+
+
+@memo("bridging.word_stems")
+def word_stems(text: str) -> tuple[str | None, ...]:
+    """`first_term` of each of `tokenize(text)`'s words (None for a stopword or a number)."""
+    return tuple(first_term(w) for w in tokenize(text))
 
 
 def proximity(quote: str, name: str, question_terms: set[str]) -> float:
     """1.0 when a question word sits right next to the name ("the soap opera Neighbours"), less further away."""
-    words = tokenize(quote)
-    return nearness(words, name, term_positions(words, question_terms))
+    return nearness(tokenize(quote), name, term_positions(quote, question_terms))
 
 
 def nearness(words: list[str], name: str, hits: list[int]) -> float:
-    """`proximity` of the name to the words at `hits` (`term_positions` of the quote's
-    `words`), for a caller that measures many names against one quote."""
+    """`proximity` of the name to the words at `hits` (`term_positions` of the quote whose
+    tokens are `words`), for a caller that measures many names against one quote."""
     name_words = tokenize(name)
     if not name_words or not hits:
         return 0.0
@@ -160,9 +167,16 @@ def focus_terms(query: str, entities: list[str], text: str) -> list[str]:
 def _focus_terms(key: tuple[str, tuple[str, ...], str]) -> tuple[str, ...]:
     query, entities, text = key
     folded = fold_accents(text).lower()
-    for name in entities:
-        if name and fold_accents(name).lower() not in folded:
-            query = _name_pattern(name).sub(" ", query)
+    return _query_without((query, tuple(name for name in entities if name and fold_accents(name).lower() not in folded)))
+
+
+@memo("bridging.query_without", maxsize=1 << 14)
+def _query_without(key: tuple[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The content terms of the query less the names, in turn (most pages of a search lack
+    the same names)."""
+    query, names = key
+    for name in names:
+        query = _name_pattern(name).sub(" ", query)
     return tuple(content_terms(query))
 
 
@@ -346,9 +360,9 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
         quote_names = [*named_titles, *entity_spans(card.quote), *(parents or ())]
         # Where the relation, hop-relation and kind words stand in the quote, once per card.
         words = tokenize(card.quote)
-        near_relation = term_positions(words, relations)
-        near_hop = term_positions(words, hop_relation)
-        near_kind = term_positions(words, finds_terms) if finds else []
+        near_relation = term_positions(card.quote, relations)
+        near_hop = term_positions(card.quote, hop_relation)
+        near_kind = term_positions(card.quote, finds_terms) if finds else []
         for name in dict.fromkeys([*quote_names, card.title]):
             tokens = tokenize(name)
             if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:

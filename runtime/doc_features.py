@@ -36,7 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from citeloop.runtime import injection, numbers, opposition, polarity, sentences, text, tools
+from citeloop.runtime import bridging, injection, numbers, opposition, polarity, sentences, text, tools
 from citeloop.runtime.config import LedgerSettings
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import _search_tokens, tokenize as search_tokenize
@@ -124,6 +124,7 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
         keep(polarity._reading, (s, (False,) * len(prefixed)))
         keep(opposition._contrasts, s)
         keep(opposition._evidence_contrasts, s)
+        keep(bridging.word_stems, s)
         titled = f"{doc.title} {s}"
         keep_folded(titled)
         keep(text._content_terms, titled)
