@@ -221,10 +221,27 @@ PLACE_WORDS = r"(?:in|at|near|from|to)"
 
 
 def _is_modifier(sentence: str, name: str) -> bool:
-    """A single capitalised word directly before a lower-case word: an adjective ("American film")."""
+    """A single capitalised word directly before a lower-case word: an adjective ("American film").
+    The pattern `\\bNAME\\s+[a-z]`, matched with `str.find` (a pattern per name costs a compile):
+    a word boundary before the name, then white space and a lower-case ASCII letter."""
     if len(name.split()) != 1:
         return False
-    return regex(r"\b" + re.escape(name) + r"\s+[a-z]").search(sentence) is not None
+    at = sentence.find(name)
+    while at >= 0:
+        before = sentence[at - 1] if at else ""
+        if _is_word(before) != _is_word(name[0]):
+            rest = sentence[at + len(name):]
+            spaces = len(rest) - len(rest.lstrip())
+            if spaces and len(rest) > spaces and "a" <= rest[spaces] <= "z":
+                # lstrip() strips what `\\s` matches, up to the first other character
+                return True
+        at = sentence.find(name, at + 1)
+    return False
+
+
+def _is_word(ch: str) -> bool:
+    """Is `ch` a character of `\\w` (an empty string is not)?"""
+    return ch.isalnum() or ch == "_"
 
 
 _PLACE_BEFORE = re.compile(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|central\s+)?"

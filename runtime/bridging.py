@@ -176,8 +176,22 @@ def _query_without(key: tuple[str, tuple[str, ...]]) -> tuple[str, ...]:
     the same names)."""
     query, names = key
     for name in names:
-        query = _name_pattern(name).sub(" ", query)
+        query = without_name(query, name)
     return tuple(content_terms(query))
+
+
+def without_name(text: str, name: str) -> str:
+    """`text` with each occurrence of `name`, in any case, replaced by a space. ASCII text is
+    searched in lower case with `str.find` (names are too many to compile a pattern each);
+    other text through a case-insensitive pattern, whose case rules lower() does not share."""
+    if name and text.isascii() and name.isascii():
+        low, key, parts, start = text.lower(), name.lower(), [], 0
+        while (found := low.find(key, start)) >= 0:
+            parts.append(text[start:found])
+            start = found + len(key)
+        parts.append(text[start:])
+        return " ".join(parts)
+    return _name_pattern(name).sub(" ", text)
 
 
 @memo("bridging.name_pattern", maxsize=1 << 12)
