@@ -7,7 +7,8 @@ For each shared data set (HotpotQA-100 with sentence-level gold and MuSiQue-100 
 paragraph-level gold, both over the embedded corpus; 2Wiki-500 with title-level gold over its
 own corpus and its read budget of 10) and each policy it reports, through the evaluation
 harness (`citeloop.eval.harness.run_eval`): whether the report states a short answer and
-whether it is right (exact match after normalisation, with aliases; token F1), gold recall of
+whether it is right (the gold answer or an alias contained in it as whole words after
+normalisation; exact match; token F1), gold recall of
 what was retrieved (read) and cited, all gold retrieved, cited-evidence precision, question
 coverage, searches and reads per question, the median run time and the median of each run's
 time against its floor: the same searches through the bare index (`BM25Index.search`, query
@@ -48,7 +49,7 @@ from citeloop.trajectories.runfile import NullSink
 POLICIES = [PolicyRun("heuristic", "rule", "heuristic"), PolicyRun("naive", "naive", "naive"),
             PolicyRun("naive-policies", "rule", "naive")]
 SETS = ("hotpotqa", "musique", "2wiki")
-COLUMNS = [("answer_correct", "ans.ok"), ("answer_f1", "ans.F1"), ("answer_stated", "stated"), ("answer_in_report", "in rep."),
+COLUMNS = [("answer_correct", "ans.ok"), ("answer_em", "ans.EM"), ("answer_f1", "ans.F1"), ("answer_stated", "stated"), ("answer_in_report", "in rep."),
            ("retrieved_recall", "retr.R"), ("all_gold_retrieved", "allgold"), ("cited_recall", "cite.R"),
            ("cited_precision", "cite.P"), ("coverage", "cover")]
 DELTAS = ("answer_correct", "retrieved_recall", "all_gold_retrieved", "cited_precision")
@@ -193,7 +194,8 @@ def print_table(results: dict, baseline: dict | None) -> None:
                     a, b = r.get(k), old.get(k)
                     line += f"{'n/a' if a is None or b is None else f'{(a - b) * 100:+.1f}':>10}"
             print(line)
-    print("(ans.ok: exact match with the gold answer or an alias; recall/precision in %; x floor: median of each "
+    print("(ans.ok: the gold answer or an alias, normalised, stands as whole words in the stated answer; ans.EM: "
+          "equals it; recall/precision in %; x floor: median of each "
           "run's time over its searches' through the bare index; d.*: points against --baseline)")
     if baseline:
         print("same runs as --baseline (events digest): " + "; ".join(

@@ -45,7 +45,7 @@ from citeloop.trajectories.runfile import FileSink, MemorySink
 
 CORE_METRICS = ("citation_correctness", "coverage", "plan_coverage", "unsupported_claim_rate", "partial_rate",
                 "citation_recall_alce", "citation_precision_alce", "answer_in_report", "answer_stated",
-                "answer_correct", "answer_f1", "run_score")
+                "answer_correct", "answer_em", "answer_f1", "run_score")
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,7 @@ def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, An
     out["by_type"] = {t: {"n": len(rs), **{k: _mean([r.get(k) for r in rs])
                                            for k in ("retrieved_recall", "cited_recall", "all_gold_retrieved",
                                                      "named_hop_recall", "bridge_hop_recall", "answer_correct",
-                                                     "answer_f1")
+                                                     "answer_em", "answer_f1")
                                            if any(k in r for r in rs)}}
                       for t, rs in _group(rows).items()}
     if scores:

@@ -4,7 +4,10 @@ question-relative coverage and gold-free run score built on it.
 - `answer_stated`: the report's answer is `answered` and every claim it names survived in
   the report (an answer no kept claim binds is not stated).
 - `answer_em` / `answer_f1` / `answer_correct`: the stated answer against the gold answer and
-  its aliases, after HotpotQA's normalisation (lower case, no punctuation, no articles);
+  its aliases, after HotpotQA's normalisation (lower case, no punctuation, no articles):
+  exact match, token F1, and "correct" as METRICS.md defines it, the normalised gold answer
+  contained (as whole words) in the normalised answer (until 2026-12-02 `answer_correct`
+  was the exact match);
   yes/no questions are judged from the answer object, never by finding "yes" in a claim.
   A run with no stated answer scores 0; a question without gold, None.
 - `question_coverage`: what the question asks, covered: half for a stated answer, half for
@@ -37,6 +40,7 @@ import re
 import string
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from citeloop.filters import citations, intermediate
 from citeloop.filters.view import RunView
@@ -82,15 +86,35 @@ def _f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def answer_match(prediction: str | None, gold: Sequence[str]) -> tuple[float, float] | None:
-    """(exact match, F1) of a prediction against the best of the gold answers; None without gold."""
+class AnswerMatch(NamedTuple):
+    """A stated answer against the gold answers, each score the best over the aliases."""
+
+    em: float
+    """Exact match after normalisation."""
+    f1: float
+    """Token F1 (HotpotQA's official scorer)."""
+    correct: bool
+    """"Answer correct" as METRICS.md defines it: a normalised gold answer stands, as whole
+    words, in the normalised answer ("john lennon" in "john lennon of beatles"). Yes/no
+    answers must equal the gold."""
+
+
+def answer_match(prediction: str | None, gold: Sequence[str]) -> AnswerMatch | None:
+    """The prediction against the best of the gold answers; None without gold."""
     answers = [a for a in map(normalise_answer, gold) if a]
     if not answers:
         return None
     if prediction is None:
-        return 0.0, 0.0
+        return AnswerMatch(0.0, 0.0, False)
     pred = normalise_answer(prediction)
-    return max(float(pred == a) for a in answers), max(_f1(pred, a) for a in answers)
+    return AnswerMatch(max(float(pred == a) for a in answers), max(_f1(pred, a) for a in answers),
+                       any(_contains(pred, a) for a in answers))
+
+
+def _contains(prediction: str, gold: str) -> bool:
+    if {prediction, gold} & {"yes", "no"}:
+        return prediction == gold
+    return f" {gold} " in f" {prediction} "
 
 
 def plan_coverage(view: RunView) -> float | None:

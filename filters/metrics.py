@@ -119,6 +119,9 @@ class RunScore(BaseModel):
     answer: str | None = None
     """The short answer the report states, if any."""
     answer_correct: bool | None = None
+    """A gold answer or alias stands, as whole words, in the stated answer after normalisation
+    (METRICS.md's "answer correct"); None without gold."""
+    answer_em: bool | None = None
     """The stated answer equals the gold answer or an alias after normalisation; None without gold."""
     answer_f1: float | None = None
     """Token F1 of the stated answer against the best gold alias; None without gold."""
@@ -227,8 +230,8 @@ def score_run(run: RunFile | Sequence[BaseEvent], header: RunHeader | None = Non
 def _answer_against_gold(view: RunView, gold: Sequence[str] | None) -> dict[str, Any]:
     match = answers.answer_match(answers.stated_answer(view), gold or [])
     if match is None:
-        return {"answer_correct": None, "answer_f1": None}
-    return {"answer_correct": bool(match[0]), "answer_f1": round(match[1], 4)}
+        return {"answer_correct": None, "answer_em": None, "answer_f1": None}
+    return {"answer_correct": match.correct, "answer_em": bool(match.em), "answer_f1": round(match.f1, 4)}
 
 
 # --------------------------------------------------------------------------- aggregate

@@ -18,16 +18,34 @@ def test_normalisation_drops_case_punctuation_and_articles() -> None:
     assert normalise_answer("The Walt Disney Pictures.") == "walt disney pictures"
 
 
-@pytest.mark.parametrize(("prediction", "gold", "em", "f1"), [
-    ("Luis Mandoki", ["Luis Mandoki"], 1.0, 1.0),
-    ("Mandoki", ["Luis Mandoki"], 0.0, 2 * 1.0 * 0.5 / 1.5),
-    ("Walt Disney", ["Walt Disney Pictures", "Disney"], 0.0, 2 * 1.0 * (2 / 3) / (1 + 2 / 3)),
-    ("yes", ["no"], 0.0, 0.0),
-    ("no", ["no"], 1.0, 1.0),
-    (None, ["Paris"], 0.0, 0.0),
+@pytest.mark.parametrize(("prediction", "gold", "em", "f1", "correct"), [
+    ("Luis Mandoki", ["Luis Mandoki"], 1.0, 1.0, True),
+    ("Mandoki", ["Luis Mandoki"], 0.0, 2 * 1.0 * 0.5 / 1.5, False),
+    ("Walt Disney", ["Walt Disney Pictures", "Disney"], 0.0, 2 * 1.0 * (2 / 3) / (1 + 2 / 3), True),  # holds "Disney"
+    ("yes", ["no"], 0.0, 0.0, False),
+    ("no", ["no"], 1.0, 1.0, True),
+    (None, ["Paris"], 0.0, 0.0, False),
 ])
-def test_answer_match_takes_the_best_alias(prediction: str | None, gold: list[str], em: float, f1: float) -> None:
-    assert answer_match(prediction, gold) == (em, pytest.approx(f1))
+def test_answer_match_takes_the_best_alias(prediction: str | None, gold: list[str], em: float, f1: float,
+                                           correct: bool) -> None:
+    match = answer_match(prediction, gold)
+    assert (match.em, match.f1, match.correct) == (em, pytest.approx(f1), correct)
+
+
+@pytest.mark.parametrize(("prediction", "gold", "correct", "em"), [
+    ("John Lennon of the Beatles", ["John Lennon"], True, 0.0),   # the gold, whole, inside the answer
+    ("the Walt Disney Pictures.", ["Walt Disney Pictures"], True, 1.0),
+    ("Sandra Oh", ["Sandra Miju Oh"], False, 0.0),                # the answer inside the gold is not enough
+    ("Johnson", ["John"], False, 0.0),                            # whole words only
+    ("Lennon, John", ["John Lennon"], False, 0.0),
+    ("no doubt", ["no"], False, 0.0),                             # yes/no must be the answer itself
+    ("yes", ["yes"], True, 1.0),
+    ("1924", ["Israel", "1924"], True, 1.0),                      # any alias
+])
+def test_answer_correct_is_the_gold_contained_in_the_answer(prediction: str, gold: list[str], correct: bool,
+                                                            em: float) -> None:
+    match = answer_match(prediction, gold)
+    assert (match.correct, match.em) == (correct, em)
 
 
 def test_no_gold_is_not_computed() -> None:

@@ -106,7 +106,7 @@ def answer_correct(header: RunHeader, events: list[BaseEvent], gold: GoldSet | N
     if entry is None or not entry.answers:
         return None
     match = answer_match(stated_answer(RunView.build(events, header=header)), list(entry.answers))
-    return None if match is None else match[0]
+    return None if match is None else float(match.correct)
 
 
 def score_outcome(header: RunHeader, events: list[BaseEvent], settings: OutcomeSettings) -> Outcome:
