@@ -49,8 +49,10 @@ AUTHORITY: dict[str, str] = {
 }
 
 
+@memo("ledger.canonical_url", maxsize=1 << 16)
 def canonical_url(url: str) -> str:
-    """Seed 5.2 layer one: drop tracking and session parameters, case, www, trailing slash, scheme."""
+    """Seed 5.2 layer one: drop tracking and session parameters, case, www, trailing slash, scheme.
+    (Kept per address: every run that reads a page registers its address again.)"""
     parts = urlparse(url.strip())
     query = sorted((k, v) for k, v in parse_qsl(parts.query) if k.lower() not in TRACKING_PARAMS)
     host = parts.netloc.lower().removeprefix("www.").removeprefix("m.")
