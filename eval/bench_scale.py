@@ -25,7 +25,10 @@
    read every file, decode every event line with msgspec (the store's typed decoder) and write
    those events once, as one zstd Parquet file. Each of `--repeats` rounds runs the floor,
    ingest x 1 and ingest x 2 in turn, so that load from other work hits them alike; the best of
-   each is reported, and every round's figures with the load average.
+   each is reported, and every round's figures with the load average. Each round also runs the
+   floor once in a fresh interpreter, as every `citeloop store ingest` runs, and reports it beside
+   the other: for reference only (the targets are on the floor measured in this process, whose
+   best round has its memory and caches warm from the rounds before).
 
 Targets: research with 2 process workers >= 1.7x the runs/s of 1; ingest in one process >=
 0.9x the floor; ingest with 2 workers >= 1.6x of 1. Prints a table and writes JSON.
@@ -179,6 +182,17 @@ def ingest_floor(paths: list[Path], target: Path) -> tuple[int, float]:
     return len(lines), time.perf_counter() - t0
 
 
+def fresh_floor(runs: Path, target: Path) -> tuple[int, float]:
+    """`ingest_floor` once in a new interpreter, as each `citeloop store ingest` runs: for
+    reference only (the targets stay on the floor measured in this process)."""
+    code = ("import sys; from pathlib import Path; from citeloop.eval.bench_scale import ingest_floor; "
+            "n, s = ingest_floor(sorted(Path(sys.argv[1]).rglob('*.jsonl')), Path(sys.argv[2])); print(n, s)")
+    done = subprocess.run([sys.executable, "-c", code, str(runs), str(target)], capture_output=True, text=True,
+                          check=True)
+    events, seconds = done.stdout.split()
+    return int(events), float(seconds)
+
+
 def ingest(runs: Path, store: Path, workers: int) -> dict:
     shutil.rmtree(store, ignore_errors=True)
     wall, report = run_json(["store", "ingest", str(runs), "--store", str(store), "--workers", str(workers)])
@@ -191,19 +205,24 @@ def ingest_rounds(runs: Path, tmp: Path, repeats: int) -> dict:
     """The floor, ingest x 1 and ingest x 2 in turn, `repeats` times (load from other work hits
     them alike); the best of each, and every round's figures."""
     paths = sorted(runs.rglob("*.jsonl"))
-    floors, ingests, rounds = [], [], []
+    floors, fresh, ingests, rounds = [], [], [], []
     for _ in range(repeats):
         events, seconds = ingest_floor(paths, tmp / "floor.parquet")
         floors.append({"runs": len(paths), "events": events, "seconds": round(seconds, 4),
                        "events_per_s": round(events / seconds)})
+        events, seconds = fresh_floor(runs, tmp / "fresh-floor.parquet")
+        fresh.append({"runs": len(paths), "events": events, "seconds": round(seconds, 4),
+                      "events_per_s": round(events / seconds)})
         one, two = (ingest(runs, tmp / "store", w) for w in (1, 2))
         ingests += [one, two]
-        rounds.append({"floor": floors[-1]["events_per_s"], "ingest_1": one["events_per_s"],
-                       "ingest_2": two["events_per_s"], "load_avg": round(os.getloadavg()[0], 2)})
-        print(f"  ingest round {len(rounds)}: floor {rounds[-1]['floor']:,} events/s, x 1 {one['events_per_s']:,}, "
-              f"x 2 {two['events_per_s']:,}; load {rounds[-1]['load_avg']}", file=sys.stderr)
+        rounds.append({"floor": floors[-1]["events_per_s"], "floor_fresh_process": fresh[-1]["events_per_s"],
+                       "ingest_1": one["events_per_s"], "ingest_2": two["events_per_s"],
+                       "load_avg": round(os.getloadavg()[0], 2)})
+        print(f"  ingest round {len(rounds)}: floor {rounds[-1]['floor']:,} events/s (in a fresh process "
+              f"{rounds[-1]['floor_fresh_process']:,}), x 1 {one['events_per_s']:,}, x 2 {two['events_per_s']:,}; "
+              f"load {rounds[-1]['load_avg']}", file=sys.stderr)
     best = lambda rows: max(rows, key=lambda r: r["events_per_s"])  # noqa: E731
-    return {"ingest_floor": best(floors), "ingest_rounds": rounds,
+    return {"ingest_floor": best(floors), "ingest_floor_fresh_process": best(fresh), "ingest_rounds": rounds,
             "ingest": [best([r for r in ingests if r["workers"] == w]) for w in (1, 2)]}
 
 
@@ -278,6 +297,9 @@ def _print(results: dict) -> None:
     print(f"store ingest of {f['runs']:,} runs, {f['events']:,} events (best of repeats; start-up excluded):")
     print(f"{'':<34}{'events/s':>12}{'seconds':>10}{'CLI start-up s':>16}")
     print(f"{'floor (read, msgspec, 1 Parquet)':<34}{f['events_per_s']:>12,}{f['seconds']:>10.3f}{'':>16}")
+    fresh = results.get("ingest_floor_fresh_process")
+    if fresh:
+        print(f"{'  the same in a fresh process':<34}{fresh['events_per_s']:>12,}{fresh['seconds']:>10.3f}{'':>16}")
     for r in results["ingest"]:
         label = f"ingest, {r['workers']} worker{'s' if r['workers'] > 1 else ''}" + (
             f" ({r['start_method']})" if r["start_method"] else "")

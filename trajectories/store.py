@@ -155,9 +155,12 @@ class Store:
     def ingest(self, source: str | Path | list[Path], validate: bool = False, workers: int = 1) -> IngestReport:
         """Add new and changed run files under `source` (a directory, a file, or a list of files);
         `workers` > 1 spreads them over that many processes (`store_parallel`)."""
+        return self.ingest_files(source_paths(source), validate, workers)
+
+    def ingest_files(self, paths: list[Path], validate: bool = False, workers: int = 1) -> IngestReport:
+        """`ingest` of run files already found (`run_files`): each is read as given."""
         if workers < 1:
             raise StoreError(f"--workers {workers}: give at least 1")
-        paths = source_paths(source)
         if workers > 1 and len(paths) > 1:
             return ingest_parallel(self, paths, validate, workers)
         return ingest_into(self, paths, validate)
@@ -166,4 +169,5 @@ class Store:
 def ingest(source: str | Path, store: str | Path, validate: bool = False, workers: int = 1) -> IngestReport:
     """`citeloop store ingest`: compact run files under `source` into the store at `store`."""
     paths = run_files(Path(source))  # fail on a bad source before a store directory is made
-    return Store.create(store).ingest(paths, validate=validate, workers=workers)
+    # The files are found once: handing them to `Store.ingest` would look each up again.
+    return Store.create(store).ingest_files(paths, validate=validate, workers=workers)
