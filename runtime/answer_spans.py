@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 
-import yaml
 
 from citeloop.runtime.bridging import (
     CALENDAR_WORDS,
@@ -23,6 +21,7 @@ from citeloop.runtime.bridging import (
     term_positions,
 )
 from citeloop.runtime.countries import countries_named
+from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, regex, tokenize
@@ -66,8 +65,7 @@ class Cues:
 
 @cache
 def cues() -> Cues:
-    data = yaml.safe_load(resources.files("citeloop.runtime").joinpath("data", "answer_cues.yaml")
-                          .read_text(encoding="utf-8"))
+    data = read_data_yaml("answer_cues.yaml")
     return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["year_cues"]),
                 frozenset(data["address_words"]), tuple(data["number_cues"]),
                 frozenset(data["lowest_wins"]), frozenset(data["highest_wins"]),

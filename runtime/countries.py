@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib import resources
 
-import yaml
+from citeloop.runtime.datafiles import read_data_yaml
 
 
 @cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    data = yaml.safe_load(resources.files("citeloop.runtime").joinpath("data", "countries.yaml")
-                          .read_text(encoding="utf-8"))
+    data = read_data_yaml("countries.yaml")
     out = []
     for country, words in data["countries"].items():
         names = sorted({*words, *([] if country in data["not_named_by_key"] else [country])}, key=len, reverse=True)

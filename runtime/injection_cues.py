@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Annotated, Literal, NamedTuple
 
 import yaml
-from citeloop.trajectories.errors import validation_message
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from citeloop.runtime.datafiles import parse_yaml
+from citeloop.trajectories.errors import validation_message
 
 CUES_PATH = Path(__file__).parent / "data" / "injection_cues.yaml"
 
@@ -183,7 +185,7 @@ def _compiled(path: Path, where: str, pattern: str, flags: int = 0) -> re.Patter
 def load_catalogue(path: Path = CUES_PATH) -> Catalogue:
     """Read, validate and compile a cue catalogue."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = parse_yaml(path.read_text(encoding="utf-8"))
         spec = CueFile.model_validate(raw)
     except OSError as exc:
         raise CueCatalogueError(f"{path}: cannot read the cue catalogue ({exc.strerror})") from exc

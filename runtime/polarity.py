@@ -22,10 +22,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 
-import yaml
 
+from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
 from citeloop.runtime.text import STOPWORDS, normalize, stem, tokenize
 
@@ -68,8 +67,7 @@ def _phrases(words: Iterable[str]) -> frozenset[Phrase]:
 @cache
 def cues() -> Cues:
     """The cue lists of `runtime/data/verifier_cues.yaml`, loaded once."""
-    data = yaml.safe_load(resources.files("citeloop.runtime").joinpath("data", "verifier_cues.yaml")
-                          .read_text(encoding="utf-8"))
+    data = read_data_yaml("verifier_cues.yaml")
     return Cues(
         negation=_phrases([*data["negation"], *data["cjk_negation"]]),
         negating=_phrases(data["negating"]),
