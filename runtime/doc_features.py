@@ -41,7 +41,7 @@ from citeloop.runtime.config import LedgerSettings
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import _search_tokens, tokenize as search_tokenize
 from citeloop.runtime.injection_strip import strip_invisible
-from citeloop.runtime.ledger import text_signature
+from citeloop.runtime.ledger import canonical_url, text_signature
 from citeloop.runtime.memo import MEMOS, Memo
 from citeloop.trajectories.engines import paused_gc
 from citeloop.runtime.tools import snippet as snippet_of
@@ -101,6 +101,8 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
             keep_folded(hit_text)
         return record
     ledger = ledger or LedgerSettings()
+    if doc.url:  # `Ledger.register`: the page's address, as the read tool returns it
+        keep(canonical_url, doc.url)
     # `Ledger.register`, `EvidenceIntake._keep_evidence` (the injection filter, the key terms,
     # the bridge test) and then what cards quoting a sentence meet: the verifier's alignment,
     # duplicate quotes, suspect quotes, bridge names, on-topic tests.
