@@ -2,7 +2,7 @@
 
     python -m citeloop.eval.bench_scale [--data DIR] [--seeds 0,1] [--limit N] [--rounds 2]
                                         [--repeats 3] [--out bench-out/scale.json]
-    python -m citeloop.eval.bench_scale --runs DIR [--repeats 5]   # only part 2, on DIR's run files
+    python -m citeloop.eval.bench_scale --runs DIR [--repeats 5] [--compare PYTHONPATH]   # only part 2
 
 1. Batch research, `citeloop research --questions FILE`, of the shipped 2Wiki-500 questions over
    their own corpus (written out as a corpus JSONL) with the set's read budget of 10, policy
@@ -28,7 +28,10 @@
    each is reported, and every round's figures with the load average. Each round also runs the
    floor once in a fresh interpreter, as every `citeloop store ingest` runs, and reports it beside
    the other: for reference only (the targets are on the floor measured in this process, whose
-   best round has its memory and caches warm from the rounds before).
+   best round has its memory and caches warm from the rounds before). CPU seconds of each (the
+   ingest's from its report) are reported too: on a machine shared with other work they move
+   much less than the clock. `--compare PYTHONPATH` runs another citeloop's ingest (e.g. an
+   earlier commit's) in the same rounds, interleaved, for a before/after in one run.
 
 Targets: research with 2 process workers >= 1.7x the runs/s of 1; ingest in one process >=
 0.9x the floor; ingest with 2 workers >= 1.6x of 1. Prints a table and writes JSON.
@@ -88,9 +91,12 @@ def stored_analysis(corpus: Path) -> float:
     return time.perf_counter() - t0
 
 
-def run_json(argv: list[str]) -> tuple[float, dict]:
-    """Run a citeloop command in a fresh process; its wall time and its `--json` output."""
+def run_json(argv: list[str], pythonpath: str | None = None) -> tuple[float, dict]:
+    """Run a citeloop command in a fresh process; its wall time and its `--json` output.
+    `pythonpath`: run the code found there (e.g. an export of an earlier commit) instead."""
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}  # Ray: a local instance, not a cluster
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     t0 = time.perf_counter()
     done = subprocess.run([*citeloop_command(), *argv, "--json"], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
@@ -182,48 +188,65 @@ def ingest_floor(paths: list[Path], target: Path) -> tuple[int, float]:
     return len(lines), time.perf_counter() - t0
 
 
-def fresh_floor(runs: Path, target: Path) -> tuple[int, float]:
-    """`ingest_floor` once in a new interpreter, as each `citeloop store ingest` runs: for
+def timed_floor(paths: list[Path], target: Path) -> dict:
+    """`ingest_floor` with its CPU time (every thread of this process)."""
+    cpu = time.process_time()
+    events, seconds = ingest_floor(paths, target)
+    return {"runs": len(paths), "events": events, "seconds": round(seconds, 4),
+            "events_per_s": round(events / seconds), "cpu_seconds": round(time.process_time() - cpu, 4)}
+
+
+def fresh_floor(runs: Path, target: Path) -> dict:
+    """`timed_floor` once in a new interpreter, as each `citeloop store ingest` runs: for
     reference only (the targets stay on the floor measured in this process)."""
-    code = ("import sys; from pathlib import Path; from citeloop.eval.bench_scale import ingest_floor; "
-            "n, s = ingest_floor(sorted(Path(sys.argv[1]).rglob('*.jsonl')), Path(sys.argv[2])); print(n, s)")
+    code = ("import json, sys; from pathlib import Path; from citeloop.eval.bench_scale import timed_floor; "
+            "print(json.dumps(timed_floor(sorted(Path(sys.argv[1]).rglob('*.jsonl')), Path(sys.argv[2]))))")
     done = subprocess.run([sys.executable, "-c", code, str(runs), str(target)], capture_output=True, text=True,
                           check=True)
-    events, seconds = done.stdout.split()
-    return int(events), float(seconds)
+    return json.loads(done.stdout)
 
 
-def ingest(runs: Path, store: Path, workers: int) -> dict:
+def ingest(runs: Path, store: Path, workers: int, pythonpath: str | None = None) -> dict:
     shutil.rmtree(store, ignore_errors=True)
-    wall, report = run_json(["store", "ingest", str(runs), "--store", str(store), "--workers", str(workers)])
+    wall, report = run_json(["store", "ingest", str(runs), "--store", str(store), "--workers", str(workers)],
+                            pythonpath)
     return {"workers": workers, "runs": report["runs_added"], "events": report["events"],
             "seconds": report["seconds"], "events_per_s": round(report["events"] / report["seconds"]),
+            "cpu_seconds": report.get("cpu_seconds"),  # None: code from before the report had it
             "start_method": report.get("start_method"), "cli_startup_s": round(wall - report["seconds"], 3)}
 
 
-def ingest_rounds(runs: Path, tmp: Path, repeats: int) -> dict:
+def ingest_rounds(runs: Path, tmp: Path, repeats: int, compare: str | None = None) -> dict:
     """The floor, ingest x 1 and ingest x 2 in turn, `repeats` times (load from other work hits
-    them alike); the best of each, and every round's figures."""
+    them alike); the best of each, and every round's figures. With `compare` (a PYTHONPATH
+    holding other code), each round also runs that code's ingest x 1 and x 2, before this
+    code's in odd rounds and after it in even ones."""
     paths = sorted(runs.rglob("*.jsonl"))
-    floors, fresh, ingests, rounds = [], [], [], []
-    for _ in range(repeats):
-        events, seconds = ingest_floor(paths, tmp / "floor.parquet")
-        floors.append({"runs": len(paths), "events": events, "seconds": round(seconds, 4),
-                       "events_per_s": round(events / seconds)})
-        events, seconds = fresh_floor(runs, tmp / "fresh-floor.parquet")
-        fresh.append({"runs": len(paths), "events": events, "seconds": round(seconds, 4),
-                      "events_per_s": round(events / seconds)})
-        one, two = (ingest(runs, tmp / "store", w) for w in (1, 2))
-        ingests += [one, two]
-        rounds.append({"floor": floors[-1]["events_per_s"], "floor_fresh_process": fresh[-1]["events_per_s"],
-                       "ingest_1": one["events_per_s"], "ingest_2": two["events_per_s"],
-                       "load_avg": round(os.getloadavg()[0], 2)})
-        print(f"  ingest round {len(rounds)}: floor {rounds[-1]['floor']:,} events/s (in a fresh process "
-              f"{rounds[-1]['floor_fresh_process']:,}), x 1 {one['events_per_s']:,}, x 2 {two['events_per_s']:,}; "
-              f"load {rounds[-1]['load_avg']}", file=sys.stderr)
+    floors, fresh, ingests, other, rounds = [], [], [], [], []
+    for i in range(repeats):
+        floors.append(timed_floor(paths, tmp / "floor.parquet"))
+        fresh.append(fresh_floor(runs, tmp / "fresh-floor.parquet"))
+        codes = [None] if compare is None else [compare, None] if i % 2 == 0 else [None, compare]
+        row = {"floor": floors[-1]["events_per_s"], "floor_fresh_process": fresh[-1]["events_per_s"]}
+        for code in codes:
+            one, two = (ingest(runs, tmp / "store", w, code) for w in (1, 2))
+            (ingests if code is None else other).extend([one, two])
+            prefix = "ingest" if code is None else "compare"
+            row |= {f"{prefix}_1": one["events_per_s"], f"{prefix}_2": two["events_per_s"]}
+        rounds.append(row | {"load_avg": round(os.getloadavg()[0], 2)})
+        print(f"  ingest round {len(rounds)}: " + ", ".join(f"{k} {v:,}" for k, v in rounds[-1].items()),
+              file=sys.stderr)
     best = lambda rows: max(rows, key=lambda r: r["events_per_s"])  # noqa: E731
-    return {"ingest_floor": best(floors), "ingest_floor_fresh_process": best(fresh), "ingest_rounds": rounds,
-            "ingest": [best([r for r in ingests if r["workers"] == w]) for w in (1, 2)]}
+    out = {"ingest_floor": best(floors), "ingest_floor_fresh_process": best(fresh), "ingest_rounds": rounds,
+           "ingest": [best([r for r in ingests if r["workers"] == w]) for w in (1, 2)],
+           "cpu_seconds": {"floor": min(r["cpu_seconds"] for r in floors),
+                           "floor_fresh_process": min(r["cpu_seconds"] for r in fresh),
+                           **{f"ingest_{w}": min(r["cpu_seconds"] for r in ingests if r["workers"] == w)
+                              for w in (1, 2)}}}
+    if compare is not None:
+        out["compare"] = {"pythonpath": compare,
+                          "ingest": [best([r for r in other if r["workers"] == w]) for w in (1, 2)]}
+    return out
 
 
 def _met(value: float | None, target: float) -> dict:
@@ -240,7 +263,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("bench-out/scale.json"))
     parser.add_argument("--runs", type=Path, default=None,
                         help="skip the research: measure only the store ingest, of the run files under DIR")
+    parser.add_argument("--compare", default=None, metavar="PYTHONPATH",
+                        help="also run the store ingest of the citeloop found on this PYTHONPATH (e.g. a folder "
+                             "`citeloop/` whose packages link to an export of an earlier commit), interleaved")
     args = parser.parse_args(argv)
+    if args.compare is not None and not Path(args.compare, "citeloop", "trajectories").is_dir():
+        print(f"error: --compare {args.compare}: no citeloop/trajectories package there", file=sys.stderr)
+        return 2
     if args.runs is not None:
         from citeloop.trajectories.store_ingest import run_files
         from citeloop.trajectories.store_manifest import StoreError
@@ -265,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             results["cli_help_s"] = round(time.perf_counter() - t0, 3)
             results["stored_analysis_s"] = round(stored_analysis(files["corpus"]), 2)
             results["research"] = research_rounds(files, args.seeds, tmp)
-        results.update(ingest_rounds(args.runs or tmp / "runs-serial-None", tmp, args.repeats))
+        results.update(ingest_rounds(args.runs or tmp / "runs-serial-None", tmp, args.repeats, args.compare))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     results["machine"]["load_avg_at_end"] = os.getloadavg()[0]
@@ -300,12 +329,23 @@ def _print(results: dict) -> None:
     fresh = results.get("ingest_floor_fresh_process")
     if fresh:
         print(f"{'  the same in a fresh process':<34}{fresh['events_per_s']:>12,}{fresh['seconds']:>10.3f}{'':>16}")
-    for r in results["ingest"]:
-        label = f"ingest, {r['workers']} worker{'s' if r['workers'] > 1 else ''}" + (
-            f" ({r['start_method']})" if r["start_method"] else "")
-        print(f"{label:<34}{r['events_per_s']:>12,}{r['seconds']:>10.3f}{r['cli_startup_s']:>16.2f}")
+    compare = results.get("compare", {})
+    for prefix, rows in (("ingest", results["ingest"]), ("compared code", compare.get("ingest", []))):
+        for r in rows:
+            label = f"{prefix}, {r['workers']} worker{'s' if r['workers'] > 1 else ''}" + (
+                f" ({r['start_method']})" if r["start_method"] else "")
+            print(f"{label:<34}{r['events_per_s']:>12,}{r['seconds']:>10.3f}{r['cli_startup_s']:>16.2f}")
     print(f"ingest x 1 over floor: {t['ingest_over_floor']['value']}x (target >= 0.9){miss('ingest_over_floor')}; "
           f"ingest x 2 over x 1: {t['ingest_2_over_1']['value']}x (target >= 1.6){miss('ingest_2_over_1')}")
+    if compare:
+        one, two = compare["ingest"]
+        floor = f["events_per_s"]
+        print(f"compared code ({compare['pythonpath']}): x 1 over floor {one['events_per_s'] / floor:.3f}x, "
+              f"x 2 over x 1 {two['events_per_s'] / one['events_per_s']:.3f}x")
+    cpu = results["cpu_seconds"]
+    print(f"CPU seconds (least of repeats; less disturbed by other work than the clock): floor {cpu['floor']:.3f} "
+          f"(fresh process {cpu['floor_fresh_process']:.3f}), ingest x 1 {cpu['ingest_1']:.3f}, "
+          f"x 2 {cpu['ingest_2']:.3f} (workers included)")
     machine = results["machine"]
     print(f"{machine['cpus']} CPUs, load average {machine['load_avg_at_start']:.1f} at start, "
           f"{machine['load_avg_at_end']:.1f} at end")

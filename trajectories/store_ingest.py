@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import resource
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -79,6 +80,9 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     """(file, reason) for files that could not be read."""
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time (user and system) of the ingest: this process's, all its threads', and its
+    workers' (`store_parallel`). Less disturbed by other work on the machine than `seconds`."""
     workers: int = 1
     """Processes that read, decoded and wrote the files (more than one: `store_parallel`)."""
     start_method: str | None = None
@@ -123,6 +127,12 @@ def ingest_into(store: Store, paths: list[Path], validate: bool = False) -> Inge
     """Add the new and changed run files among `paths` (`source_paths` has found them) to `store`."""
     with paused_gc():
         return _Ingest(store, threads=usable_cores() > 1).run(paths, validate)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (every thread) and of its children that have ended."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
 
 
 def usable_cores() -> int:
@@ -217,10 +227,10 @@ class _Ingest:
         """run id -> (rank, events, bytes) of the file stored for it by this ingest"""
 
     def run(self, paths: list[Path], validate: bool) -> IngestReport:
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), cpu_seconds()
         self._clean_orphans()
         self.ingest_files(paths, validate)
-        return self.finish(len(paths), t0)
+        return self.finish(len(paths), t0, cpu0)
 
     def ingest_files(self, paths: list[Path], validate: bool) -> None:
         """Read, decode and store `paths` (the pipeline); the manifest is not saved."""
@@ -267,7 +277,7 @@ class _Ingest:
             while waiting:
                 waiting.popleft().result()
 
-    def finish(self, n_paths: int, t0: float) -> IngestReport:
+    def finish(self, n_paths: int, t0: float, cpu0: float) -> IngestReport:
         """Count what was stored, refuse an ingest that could read nothing, save the manifest."""
         report = self.report
         for run_id, ((torn, _, _), n_events, n_bytes) in self.ingested.items():
@@ -283,6 +293,7 @@ class _Ingest:
             raise StoreError(f"no readable run files among {n_paths}; e.g. {report.skipped[0][1]}")
         self.store._save_manifest()
         report.seconds = round(time.perf_counter() - t0, 4)
+        report.cpu_seconds = round(cpu_seconds() - cpu0, 4)
         return report
 
     def _prepare_batch(self, files: list[DecodedFile]) -> Batch:

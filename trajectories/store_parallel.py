@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from citeloop.trajectories.engines import paused_gc
-from citeloop.trajectories.store_ingest import IngestReport, _Ingest, usable_cores
+from citeloop.trajectories.store_ingest import IngestReport, _Ingest, cpu_seconds, usable_cores
 from citeloop.trajectories.store_manifest import StoreError
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ def _run_shards(jobs: list[ShardJob], counter: Any, method: str) -> list[ShardRe
 
 def ingest_parallel(store: Store, paths: list[Path], validate: bool, workers: int) -> IngestReport:
     """Ingest `paths` into `store` with `workers` processes (see the module docstring)."""
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     merge = _Ingest(store)
     merge._clean_orphans()
     keys = [os.path.abspath(p) for p in paths]
@@ -207,7 +207,7 @@ def ingest_parallel(store: Store, paths: list[Path], validate: bool, workers: in
         _merge(merge, results)
         merge.report.files_seen = len(paths)
         merge.report.workers, merge.report.start_method = len(jobs), method
-        return merge.finish(len(paths), t0)
+        return merge.finish(len(paths), t0, cpu0)
 
 
 def _merge(merge: _Ingest, results: list[ShardResult]) -> None:
