@@ -18,7 +18,7 @@ a prefixed word ("uninvolved") meets its remainder in the other text ("involved"
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import extract_numbers, same_quantity
@@ -88,15 +88,33 @@ def evidence_sentences(evidence: Sequence[tuple[str, str]]) -> list[tuple[str, s
 def align(claim_text: str, evidence: Sequence[tuple[str, str]], max_sentences: int = 3,
           min_gain: int = 2) -> Alignment:
     """Align the claim to the fewest sentences of `evidence` ((card id, text) pairs) that
-    cover its terms; see the module docstring. The result is shared by every caller that
-    asks the same: the ledger checks the same pairs of cards in every run of a question."""
-    return _aligned((claim_text, tuple((card_id, text) for card_id, text in evidence), max_sentences, min_gain))
+    cover its terms; see the module docstring. The alignment of the texts is shared by every
+    caller that asks the same, whatever its cards are called: the ledger checks the same pairs
+    of cards in every run of a question, a claim is checked against its own quote, and other
+    runs hold the same quotes under other card ids."""
+    shape = _aligned((claim_text, tuple(text for _, text in evidence), max_sentences, min_gain))
+    return _labelled(shape, [card_id for card_id, _ in evidence])
 
 
-@memo("alignment.align", maxsize=1 << 15)
-def _aligned(key: tuple[str, tuple[tuple[str, str], ...], int, int]) -> Alignment:
-    claim_text, evidence, max_sentences, min_gain = key
-    sentences = evidence_sentences(evidence)
+def _labelled(shape: Alignment, card_ids: list[str]) -> Alignment:
+    """`shape` (whose sentences name their text's position in the evidence) with the card ids."""
+    named: dict[int, AlignedSentence] = {}
+
+    def name(sentence: AlignedSentence) -> AlignedSentence:
+        found = named.get(id(sentence))
+        if found is None:
+            found = named[id(sentence)] = replace(sentence, card_id=card_ids[int(sentence.card_id)])
+        return found
+
+    candidates = tuple(name(s) for s in shape.candidates)
+    return Alignment(shape.claim, shape.terms, tuple(name(s) for s in shape.sentences), candidates)
+
+
+@memo("alignment.align", maxsize=1 << 17)
+def _aligned(key: tuple[str, tuple[str, ...], int, int]) -> Alignment:
+    """The alignment of the claim to the texts, each sentence naming its text by position."""
+    claim_text, texts, max_sentences, min_gain = key
+    sentences = evidence_sentences([(str(i), text) for i, text in enumerate(texts)])
     claim_numbers = extract_numbers(claim_text)
     claim_stems = set(content_terms(claim_text))
     evidence_stems = {t for _, s in sentences for t in content_terms(s)}

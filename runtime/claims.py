@@ -35,12 +35,17 @@ class CheckedClaim:
 
 
 def draft_text(card: EvidenceCard) -> str:
+    """One assertion from one quote (`draft_from_quote`)."""
+    return draft_from_quote(card.quote)
+
+
+def draft_from_quote(quote: str) -> str:
     """One assertion from one quote. Asides in parentheses go (alternate names, spellings),
     but not one that holds a number: "Puneet Sira (born 3 December 1967)" keeps the date the
     question may ask for."""
     text = " ".join(PARENTHETICAL.sub(lambda m: m.group(0) if re.search(r"\d", m.group(0)) else "",
-                                      card.quote).split())
-    return text if len(content_terms(text)) >= 3 else card.quote
+                                      quote).split())
+    return text if len(content_terms(text)) >= 3 else quote
 
 
 _QUESTION_END = re.compile(r"[?\uff1f]\s*$")

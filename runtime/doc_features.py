@@ -36,13 +36,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from citeloop.runtime import bridging, injection, numbers, opposition, polarity, sentences, text, tools
+from citeloop.runtime import alignment, bridging, injection, numbers, opposition, polarity, sentences, text, tools
+from citeloop.runtime.claims import draft_from_quote
 from citeloop.runtime.config import LedgerSettings
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import _search_tokens, tokenize as search_tokenize
 from citeloop.runtime.injection_strip import strip_invisible
 from citeloop.runtime.ledger import canonical_url, text_signature
 from citeloop.runtime.memo import MEMOS, Memo
+from citeloop.runtime.verifier import VerifierConfig
 from citeloop.trajectories.engines import paused_gc
 from citeloop.runtime.tools import snippet as snippet_of
 
@@ -101,6 +103,7 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
             keep_folded(hit_text)
         return record
     ledger = ledger or LedgerSettings()
+    verifier = VerifierConfig()
     if doc.url:  # `Ledger.register`: the page's address, as the read tool returns it
         keep(canonical_url, doc.url)
     # `Ledger.register`, `EvidenceIntake._keep_evidence` (the injection filter, the key terms,
@@ -127,6 +130,8 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
         keep(opposition._contrasts, s)
         keep(opposition._evidence_contrasts, s)
         keep(bridging.word_stems, s)
+        # A claim drafted from a card quoting the sentence, checked against that card.
+        keep(alignment._aligned, (draft_from_quote(s), (s,), verifier.max_sentences, verifier.min_gain))
         titled = f"{doc.title} {s}"
         keep_folded(titled)
         keep(text._content_terms, titled)

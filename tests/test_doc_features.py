@@ -189,7 +189,15 @@ def test_alignment_is_shared_but_equal() -> None:
     with memo.disabled():
         expected = align(claim, evidence)
     assert align(claim, evidence) == expected
-    assert align(claim, list(evidence)) is align(claim, tuple(evidence))  # same arguments, one result
+    # The texts' alignment is computed once, whatever the cards are called ...
+    computed = len(memo.MEMOS["alignment.align"])
+    renamed = align(claim, [("x9", evidence[0][1]), ("x7", evidence[1][1])])
+    assert len(memo.MEMOS["alignment.align"]) == computed
+    # ... and each caller gets its own card ids back.
+    assert [s.card_id for s in renamed.sentences] == ["x9", "x7"]
+    assert [s.card_id for s in expected.sentences] == ["c1", "c2"]
+    assert [(s.text, s.covered, s.overlap) for s in renamed.candidates] == \
+        [(s.text, s.covered, s.overlap) for s in expected.candidates]
 
 
 def test_a_memo_is_bounded_and_forgets_oldest_first() -> None:
