@@ -130,8 +130,14 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
         keep(opposition._contrasts, s)
         keep(opposition._evidence_contrasts, s)
         keep(bridging.word_stems, s)
-        # A claim drafted from a card quoting the sentence, checked against that card.
-        keep(alignment._aligned, (draft_from_quote(s), (s,), verifier.max_sentences, verifier.min_gain))
+        # A claim drafted from a card quoting the sentence (asides in parentheses dropped), read
+        # and checked against that card.
+        claim = draft_from_quote(s)
+        if claim != s:
+            for fn in (text._tokens, text._term_pairs, text._content_terms, numbers._mentions,
+                       polarity._analyse, polarity._prefixed_words, opposition._contrasts):
+                keep(fn, claim)
+        keep(alignment._aligned, (claim, (s,), verifier.max_sentences, verifier.min_gain))
         titled = f"{doc.title} {s}"
         keep_folded(titled)
         keep(text._content_terms, titled)
