@@ -22,11 +22,11 @@ from dataclasses import dataclass, replace
 
 from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import extract_numbers, same_quantity
-from citeloop.runtime.polarity import Reading, read
+from citeloop.runtime.polarity import Reading, possible_terms, read
 from citeloop.runtime.sentences import split_sentences
 from citeloop.runtime.text import content_terms
 
-__all__ = ["AlignedSentence", "Alignment", "align", "evidence_sentences"]
+__all__ = ["AlignedSentence", "Alignment", "align", "evidence_sentences", "may_reach"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,17 @@ def evidence_sentences(evidence: Sequence[tuple[str, str]]) -> list[tuple[str, s
     """(card id, sentence) for each sentence of each (card id, text); a text the splitter
     cannot cut stays whole."""
     return [(card_id, s) for card_id, text in evidence for s in (split_sentences(text) or [text])]
+
+
+def may_reach(claim_text: str, evidence_text: str, overlap: float) -> bool:
+    """Can a sentence of `evidence_text` state `overlap` of the claim's terms, as `align` of the
+    claim to that text alone reads them? False only when no sentence can: each sentence's
+    `possible_terms` hold every term a reading of it may have, so they bound what it covers.
+    The verifier asks this before aligning a claim with a card it may contradict."""
+    sentences = [s for _, s in evidence_sentences([("", evidence_text)])]
+    claim_terms = read(claim_text, against={t for s in sentences for t in content_terms(s)}).surfaces.keys()
+    n = len(claim_terms) or 1
+    return any(len(claim_terms & possible_terms(s)) / n >= overlap for s in sentences)
 
 
 def align(claim_text: str, evidence: Sequence[tuple[str, str]], max_sentences: int = 3,

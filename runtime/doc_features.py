@@ -129,6 +129,7 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
         keep(polarity._reading, (s, (False,) * len(prefixed)))
         keep(opposition._contrasts, s)
         keep(opposition._evidence_contrasts, s)
+        keep(polarity.possible_terms, s)
         keep(bridging.word_stems, s)
         # A claim drafted from a card quoting the sentence (asides in parentheses dropped), read
         # and checked against that card.

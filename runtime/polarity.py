@@ -264,6 +264,16 @@ def read(text: str, against: Iterable[str] = ()) -> Reading:
     return _reading((text, turned))
 
 
+@memo("polarity.possible_terms")
+def possible_terms(text: str) -> frozenset[str]:
+    """Every term a reading of `text` can hold, whatever the other text: each token's terms and
+    each prefixed word's remainder (`citeloop.runtime.alignment.may_reach` bounds overlaps with it)."""
+    clauses, _ = _analyse(text)
+    return frozenset(t for clause in clauses for token in clause.tokens
+                     for t in ((*(term for term, _ in token.terms), token.base) if token.base is not None else
+                               (term for term, _ in token.terms)))
+
+
 @memo("polarity.prefixed_words")
 def _prefixed_words(text: str) -> tuple[_Token, ...]:
     """The text's tokens that are prefixed words (with a `base`), in reading order."""

@@ -20,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from citeloop.runtime.alignment import Alignment, align
+from citeloop.runtime.alignment import Alignment, align, may_reach
 from citeloop.runtime.numbers import extract_numbers, numbers_match
 from citeloop.runtime.opposition import may_oppose, opposition
 from citeloop.runtime.polarity import is_negated
@@ -190,7 +190,8 @@ class LexicalVerifier:
         """Why one text contradicts the claim, or None: `check` of the claim bound to
         `evidence` alone says `conflict` exactly when this gives a reason, and that reason.
         The ledger asks it of every pair of cards of a sub-question and needs no more."""
-        if not evidence.text.strip() or not may_oppose(claim_text, evidence.text):
+        if not evidence.text.strip() or not may_oppose(claim_text, evidence.text) \
+                or not may_reach(claim_text, evidence.text, self.config.conflict_overlap):
             return None
         alignment = align(claim_text, [(evidence.card_id, evidence.text)], self.config.max_sentences,
                           self.config.min_gain)
@@ -206,7 +207,8 @@ class LexicalVerifier:
         reasons: list[str] = []
         for other in others:
             if other.card_id in bound or other.card_id in counters or not other.text.strip() \
-                    or not may_oppose(claim_text, other.text):
+                    or not may_oppose(claim_text, other.text) \
+                    or not may_reach(claim_text, other.text, self.config.counter_overlap):
                 continue
             # Only sentences about the same fact count; a text that merely does not
             # mention the claim is never counter-evidence (seed 7.6).
