@@ -85,7 +85,7 @@ def tokenize(text: str) -> list[str]:
 
 @memo("text.tokenize")
 def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(m.group(0) for m in _TOKEN.finditer(normalize(text).lower()))
+    return tuple(_TOKEN.findall(normalize(text).lower()))  # the pattern has no groups: whole matches
 
 
 @lru_cache(maxsize=1 << 14)
@@ -125,7 +125,8 @@ def _term_pairs(text: str) -> tuple[tuple[str, str], ...]:
     seen: set[str] = set()
     for token in _tokens(text):
         for part in token.split("-"):
-            if not part or part in STOPWORDS or _NUMBER.fullmatch(part):
+            # A number starts with a decimal digit (`\d`): only then is the pattern asked.
+            if not part or part in STOPWORDS or (part[0].isdecimal() and _NUMBER.fullmatch(part)):
                 continue
             term = stem(part)
             if term and term not in seen:
