@@ -76,3 +76,9 @@ def test_entity_spans_chinese_quotation_is_not_a_title():
     spans = entity_spans(text)
     assert "Vandenbroucke" in spans and not any("必须" in s for s in spans)
     assert entity_spans("评审委员会称其为“同类中最具代表性的例子”。") == []
+
+
+def test_numbers_in_any_digits_are_not_terms_but_words_after_them_are() -> None:
+    # Arabic-Indic digits are decimal digits (`\d`), as 12,5 is; "3rd" keeps its word part.
+    assert tokenize("٣٤ apples 12,5 3rd") == ["٣٤", "apples", "12,5", "3", "rd"]
+    assert content_terms("٣٤ apples 12,5 3rd") == ["appl", "rd"]
