@@ -102,7 +102,8 @@ def _research_tables(payload: dict, console: Console) -> None:
                       _fmt(r.get("cited_precision")), _fmt(r.get("all_gold_retrieved")),
                       *([_fmt(r.get("sp_f1")), _fmt(r.get("sp_em"))] if sp else []),
                       _fmt(r.get("citation_correctness")), _fmt(r.get("coverage")),
-                      _fmt(r.get("unsupported_claim_rate")), _fmt(r.get("answer_correct")), _fmt(r.get("answer_em")), _fmt(r.get("answer_f1")),
+                      _fmt(r.get("unsupported_claim_rate")), _fmt(r.get("answer_correct")), _fmt(r.get("answer_em")),
+                      _fmt(r.get("answer_f1")),
                       _fmt(r["searches_per_q"], False),
                       _fmt(r["reads_per_q"], False), _fmt(r["wall_ratio"], False))
     base = payload["bm25_baseline"]

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from citeloop.eval.bench_runtime import POLICIES
 from citeloop.eval.datasets import BUILTIN_DATA_DIR, load_eval_set
 from citeloop.eval.harness import PolicyRun, run_eval
 from citeloop.filters import answers, citations, intermediate
@@ -34,10 +35,10 @@ from citeloop.runtime.config import load_config
 from citeloop.runtime.session import kit_for
 
 SETS = ("hotpotqa", "musique", "2wiki")
-RUNS = ((0, ("heuristic", "naive", "naive-policies", "explore")), (1, ("explore",)))
-"""(seed, policies): the runs of each question whose pairs are compared."""
-_PLANNER = {"naive": "naive"}
-_SPEC = {"naive-policies": "naive"}
+EXPLORE = PolicyRun("explore", "rule", "explore")
+RUNS = ((0, (*POLICIES, EXPLORE)), (1, (EXPLORE,)))
+"""(seed, policies): the runs of each question whose pairs are compared (`bench_runtime`'s
+three policies and the exploring one)."""
 _CONFIDENCE = {"strong": 1.0, "moderate": 0.5, "weak": 0.25}
 
 
@@ -76,8 +77,7 @@ def run_rows(name: str, data_dir: Path = BUILTIN_DATA_DIR) -> list[dict]:
     kit = kit_for(eval_set.corpus)
     config = load_config(None, dict(eval_set.config_overrides))
     rows: list[dict] = []
-    for seed, names in RUNS:
-        policies = [PolicyRun(n, _PLANNER.get(n, "rule"), _SPEC.get(n, n)) for n in names]
+    for seed, policies in RUNS:
         features: dict[str, list[dict]] = defaultdict(list)
         results = run_eval(eval_set, kit, policies, config, seed=seed,
                            on_run=lambda policy, events: features[policy].append(

@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-
 from citeloop.runtime.bridging import (
     CALENDAR_WORDS,
     KIND_WEIGHT,

@@ -167,7 +167,8 @@ def focus_terms(query: str, entities: list[str], text: str) -> list[str]:
 def _focus_terms(key: tuple[str, tuple[str, ...], str]) -> tuple[str, ...]:
     query, entities, text = key
     folded = fold_accents(text).lower()
-    return _query_without((query, tuple(name for name in entities if name and fold_accents(name).lower() not in folded)))
+    lacking = tuple(name for name in entities if name and fold_accents(name).lower() not in folded)
+    return _query_without((query, lacking))
 
 
 @memo("bridging.query_without", maxsize=1 << 14)

@@ -268,10 +268,13 @@ def read(text: str, against: Iterable[str] = ()) -> Reading:
 def possible_terms(text: str) -> frozenset[str]:
     """Every term a reading of `text` can hold, whatever the other text: each token's terms and
     each prefixed word's remainder (`citeloop.runtime.alignment.may_reach` bounds overlaps with it)."""
-    clauses, _ = _analyse(text)
-    return frozenset(t for clause in clauses for token in clause.tokens
-                     for t in ((*(term for term, _ in token.terms), token.base) if token.base is not None else
-                               (term for term, _ in token.terms)))
+    terms: set[str] = set()
+    for clause in _analyse(text)[0]:
+        for token in clause.tokens:
+            terms.update(term for term, _ in token.terms)
+            if token.base is not None:
+                terms.add(token.base)
+    return frozenset(terms)
 
 
 @memo("polarity.prefixed_words")

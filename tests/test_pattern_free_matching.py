@@ -43,5 +43,6 @@ def test_hand_made_cases() -> None:
     assert not _is_modifier("an American Film", "American")
     assert not _is_modifier("the film American", "American")
     assert without_name("Who directed Gull Point, the gull point film?", "Gull Point") == "Who directed  , the   film?"
-    # Kelvin sign and long s: re's case folding, not lower()'s, decides
-    assert without_name("KELVIN \u212aelvin", "kelvin") == re.compile("kelvin", re.IGNORECASE).sub(" ", "KELVIN \u212aelvin")
+    # Outside ASCII, lower() may change a text's length ("İ" -> "i̇"), so positions found in
+    # the lower-cased text would cut the original in the wrong place: the pattern decides.
+    assert without_name("İzmir and Paris", "paris") == "İzmir and  "
