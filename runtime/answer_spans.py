@@ -192,6 +192,26 @@ def number_mentions(sentence: str) -> list[Mention]:
     return out
 
 
+DESCRIBES = 0.5
+"""Added to a date or number that the sentence gives as the subject's own ("X (1940)", "X is a
+1961 film", "X (born 10 January 1960)"), over one that dates some other event it mentions."""
+_DESCRIBING_WORDS = frozenset({"is", "was", "a", "an", "born", "b"})
+
+
+def describes(sentence: str, name: str, start: int) -> bool:
+    """Does the value at token `start` follow `name` (less a "(disambiguation)"), with nothing
+    between them but words that say what the name is ("is a", "born")?"""
+    name_words = tokenize(name.split(" (")[0])
+    words = tokenize(sentence)
+    n = len(name_words)
+    if not n:
+        return False
+    for i in range(max(0, start - n - 3), start - n + 1):
+        if words[i:i + n] == name_words and set(words[i + n:start]) <= _DESCRIBING_WORDS:
+            return True
+    return False
+
+
 def _nearness(sentence: str, start: int, relation: set[str]) -> float:
     """1 for a value right at a word of the relation, less further away."""
     hits = term_positions(sentence, relation)
@@ -345,6 +365,19 @@ def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tupl
     return name, 0.0
 
 
+def where_it_lies(quote: str, name: str, finds: str) -> str:
+    """A place answering a plain "where", as the sentence places it: "Glen Cove, New York" for
+    "Glen Cove" (the town, then the region the sentence puts it in). Not for "what city" or
+    "what state" (`_place_level` answers at the level asked), nor after a country ("Finland,
+    Ireland" is a list)."""
+    c = cues()
+    if finds in c.town_nouns | c.region_nouns or countries_named(name):
+        return name
+    grown = regex(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)").search(quote)
+    region = grown.group(1).rstrip(".") if grown else ""
+    return f"{name}, {region}" if region and region != name else name
+
+
 def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:
     """Does a card from the name's own article call it a `finds` ("Sandra Oh ... is a
     Canadian actress")? `described`: short page title -> quotes of its cards."""
@@ -373,12 +406,14 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if role is not None and life_role(quote, d) != role:
                     continue  # "When was X born?" is not answered by a film's year or a death
                 near = _nearness(quote, d.start, relation)
-                candidates.append((d.text, near + 0.2 * (d.value[1] > 0)))
+                own = DESCRIBES * any(describes(quote, s, d.start) for s in subjects if s)
+                candidates.append((d.text, near + 0.2 * (d.value[1] > 0) + own))
         elif kind == "number":
             years = {d.text for d in date_mentions(quote)}
             for n in number_mentions(quote):
                 if n.text not in years:
-                    candidates.append((n.text, _nearness(quote, n.start, relation)))
+                    own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
+                    candidates.append((n.text, _nearness(quote, n.start, relation) + own))
         else:
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
             parents = parents_named(quote) if parent is not None else None
@@ -401,6 +436,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
                     # the question asks where someone is from.
+                    if not (origin or place) and countries_named(name):
+                        continue  # a nationality word never answers "which actor?"
                     score += 0.5 if origin else -0.6
                 if place and not origin:
                     side = life_place(quote, name) if role is not None else None
@@ -409,6 +446,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     if side is None and not _after_place_word(quote, name):
                         continue  # "Where ...?" is answered by a name that follows in, at, near or from
                     score += 0.6
+                    name = where_it_lies(quote, name, finds)
                 candidates.append((name, score))
         for text, score in candidates:
             total = score + 0.2 * card.grade.relevance - 0.05 * rank

@@ -235,3 +235,61 @@ def test_a_comparison_word_inside_an_option_compares_nothing() -> None:
     # "Before" names a film here; "younger" is what is compared: the later birth wins.
     assert comparison_value("Which film whose director is younger, Before Dawn Falls or Tern Bay?") == ("date", True)
     assert comparison_value("Which film came out first, Gull Point or The Last Ones?") == ("date", False)
+
+
+def test_a_compared_date_is_the_one_the_sentence_gives_its_option() -> None:
+    # Gull Point's own page dates a later event; its year is the one after its name elsewhere.
+    kit = _kit({**FILLER,
+                "Gull Point": "In 1988 the film Gull Point was restored by the national film archive.",
+                "Harbour Lights": "Harbour Lights is a drama serial. It was followed by the film Gull Point (1952).",
+                "The Last Ones": "The Last Ones is a 1961 war film shot in Norway."})
+    result, _ = run_research("Which film came out first, Gull Point or The Last Ones?", kit, out_dir=None,
+                             sink=MemorySink())
+    answer = result.report.answer
+    assert (answer.kind, answer.text) == ("choice", "Gull Point"), answer.reason
+
+
+@pytest.mark.parametrize(("sentence", "name", "year", "expected"), [
+    ("Murder, She Said is a 1961 comedy film.", "Murder, She Said", "1961", True),
+    ("Gurinder Chadha,( born 10 January 1960) is a director.", "Gurinder Chadha", "1960", True),
+    ("It was followed by Gull Point( 1952).", "Gull Point (1952 Film)", "1952", True),
+    ("In 1966 Gull Point was edited for television.", "Gull Point", "1966", False),
+    ("Gull Point was edited for television in 1966.", "Gull Point", "1966", False),
+    ("Heatwave is a 1982 Australian film.", "Murder, She Said", "1982", False),
+])
+def test_a_value_describes_the_name_it_follows(sentence: str, name: str, year: str, expected: bool) -> None:
+    from citeloop.runtime.answer_spans import describes
+    start = next(m.start for m in date_mentions(sentence) if year in m.text)
+    assert describes(sentence, name, start) is expected
+
+
+@pytest.mark.parametrize(("sentence", "name", "finds", "expected"), [
+    ("He was born in Glen Cove, New York, and raised in Ohio.", "Glen Cove", "", "Glen Cove, New York"),
+    ("She died at Schloss Nymphenburg, Munich.", "Schloss Nymphenburg", "", "Schloss Nymphenburg, Munich"),
+    ("He was born in Alexandria.", "Alexandria", "", "Alexandria"),
+    ("He was born in New York, New York.", "New York", "", "New York"),
+    ("It toured Finland, Ireland and Spain.", "Finland", "", "Finland"),
+    ("He was born in Portland, Oregon.", "Portland", "state", "Portland"),
+])
+def test_a_plain_where_is_answered_with_the_place_as_the_sentence_places_it(
+        sentence: str, name: str, finds: str, expected: str) -> None:
+    from citeloop.runtime.answer_spans import where_it_lies
+    assert where_it_lies(sentence, name, finds) == expected
+
+
+def test_where_someone_was_born_is_answered_with_the_town_and_its_region() -> None:
+    kit = _kit({**FILLER, "Orla Fenn": "Orla Fenn (born 3 March 1950) is an Irish painter. "
+                                       "She was born in Glen Cove, New York, to a family of sailors."})
+    result, _ = run_research("Where was Orla Fenn born?", kit, out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("entity", "Glen Cove, New York")
+
+
+def test_a_nationality_word_does_not_answer_which_person() -> None:
+    kit = _kit({**FILLER,
+                "Harbour Lights": "Harbour Lights is a drama series.",
+                "Ola Berg": "Ola Berg (born 3 March 1950) is an American television actor. He starred in Harbour "
+                            "Lights."})
+    result, _ = run_research("Which television actor starred in Harbour Lights?", kit, out_dir=None,
+                             sink=MemorySink())
+    answer = result.report.answer
+    assert answer.text != "American" and "American" not in answer.candidates, answer
