@@ -19,7 +19,7 @@ from citeloop.runtime.bridging import (
     proximity,
     term_positions,
 )
-from citeloop.runtime.countries import countries_named
+from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
@@ -304,6 +304,8 @@ def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str)
         if role is not None:
             return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
+    if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
+        return True  # "What nationality ...?" is stated by "a Swedish film director", not the word
     if not relation & set(content_terms(quote)):
         return False
     if kind == "number":
@@ -363,6 +365,12 @@ def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tupl
         if regex(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b").search(quote):
             return name, -0.3
     return name, 0.0
+
+
+def _is_country(name: str) -> bool:
+    """A country or its adjective, whole ("United States", "Panamanian-American"), not a name
+    that holds one ("United States of Whatever" is a song)."""
+    return is_country_word(name) or all(is_country_word(p) for p in re.split(r"[-\s]+", name) if p)
 
 
 def where_it_lies(quote: str, name: str, finds: str) -> str:
@@ -425,7 +433,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     continue  # "Ernest, Duke of Bavaria" is answered whole, not "Duke of Bavaria"
                 if _is_subject(name, subjects, question_tokens, by_words=not asked_slot):
                     continue
-                if origin and not countries_named(name):
+                if origin and not _is_country(name):
                     continue  # "What nationality is ...?" is answered by a country or its adjective
                 name, level = _place_level(quote, name, finds, place and not origin)
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \

@@ -261,10 +261,17 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         hop after every search and read; the count can change only with a new card (the
         ledger never drops one), a new page read (a card can turn out a mirror's) or the
         hop's entities (a resolved dependency), so it is kept by those."""
-        key = (sid, len(self.ledger.cards), len(self.read_docs), tuple(self.states[sid].entities))
+        searched = self.states[sid].searches > 0
+        key = (sid, len(self.ledger.cards), len(self.read_docs), tuple(self.states[sid].entities), searched)
         if key not in self._source_counts:
-            self._source_counts[key] = self.ledger.independent_sources(
-                [c.card_id for c in self._on_topic_cards(sid)])
+            cards = self._on_topic_cards(sid)
+            test = self._answer_tests.get(sid)
+            if test is not None and not searched:
+                # Before its own search, an answer hop is met only by a sentence that can state
+                # its answer ("Kristen Ruhlin is an American actress", read for the film, names
+                # the entity but gives no birth date); after one, by what it found.
+                cards = [c for c in cards if test(c.quote)]
+            self._source_counts[key] = self.ledger.independent_sources([c.card_id for c in cards])
         return self._source_counts[key]
 
     def _deficit(self, sid: str) -> int:

@@ -293,3 +293,38 @@ def test_a_nationality_word_does_not_answer_which_person() -> None:
                              sink=MemorySink())
     answer = result.report.answer
     assert answer.text != "American" and "American" not in answer.candidates, answer
+
+
+def test_an_answer_hop_is_not_met_by_a_page_that_names_its_entity_without_the_answer() -> None:
+    # The whole-question search reads the actress's page, which names the director but gives no
+    # birth date: the hop about the director's birth must still search and read his article.
+    kit = _kit({**FILLER,
+                "Gull Point": "Gull Point is a 1952 drama film directed by Ola Berg.",
+                "Ola Berg": "Ola Berg (born 3 March 1931) was a Norwegian filmmaker.",
+                "Red Harbour": "Red Harbour is a 1960 film directed by Ivo Lind and starring Ada Moss.",
+                "Ada Moss": "Ada Moss is a Danish actress who was first seen in Red Harbour, the film that the "
+                            "director Ivo Lind made first.",
+                "Ivo Lind": "Ivo Lind (born 12 June 1920) is a Danish film director."})
+    result, _ = run_research("Which film has the director born first, Gull Point or Red Harbour?", kit,
+                             out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("choice", "Red Harbour"), \
+        result.report.answer.reason
+
+
+@pytest.mark.parametrize(("quote", "expected"), [
+    ("Lars Hallen (born 2 June 1946) is a Swedish film director.", True),
+    ("He first became known for directing music videos.", False),
+])
+def test_a_nationality_is_stated_by_a_country_word_not_the_word_nationality(quote: str, expected: bool) -> None:
+    from citeloop.runtime.answer_spans import states_kind
+    assert states_kind("entity", "What nationality is the director of film Gull Point?", {"nation"}, quote) \
+        is expected
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("United States", True), ("Panamanian-American", True), ("Swedish", True),
+    ("United States of Whatever", False), ("British Whig", False),
+])
+def test_a_nationality_answer_is_a_country_whole(name: str, expected: bool) -> None:
+    from citeloop.runtime.answer_spans import _is_country
+    assert _is_country(name) is expected
