@@ -24,6 +24,7 @@ cache directory it lives in (the index beside it is trusted the same way).
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import pickle
@@ -232,6 +233,10 @@ class DocFeatures:
                     self.analysed, fresh = self.analysed + len(fresh), []
             self._write(fresh)
             self.analysed += len(fresh)
+        # What was loaded lives as long as the process: out of the collector's sight, so that a
+        # later full collection does not walk millions of records (measured: a one-pass batch
+        # of 2Wiki-500 spent 1.6 s of 10.5 s in two such collections; 0.1 s frozen).
+        gc.freeze()
 
     # ------------------------------------------------------------------ the store file
 

@@ -327,3 +327,15 @@ def test_an_uncached_index_has_no_store(tmp_path: Path) -> None:
     features.touch("no-such-doc", "read")
     assert features.analysed == 1 and not (tmp_path / "missing-entry").exists()
     assert content_terms("A single short document.") == ["singl", "short", "document"]
+
+
+def test_precomputed_analysis_is_kept_out_of_the_collectors_sight(tmp_path: Path) -> None:
+    import gc
+    corpus = _small_corpus()
+    store = DocFeatures(corpus, BM25Index.build(corpus, cache_dir=tmp_path).cache_path)
+    before = gc.get_freeze_count()
+    store.precompute()
+    try:
+        assert gc.get_freeze_count() > before, "the loaded records are frozen, not walked by every full collection"
+    finally:
+        gc.unfreeze()
