@@ -60,6 +60,7 @@ class Cues:
     country_cues: tuple[str, ...]
     region_nouns: frozenset[str]
     town_nouns: frozenset[str]
+    role_cues: tuple[str, ...]
 
 
 @cache
@@ -71,7 +72,7 @@ def cues() -> Cues:
                 frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
                 tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),
                 frozenset(data["region_nouns"]),
-                frozenset(data["town_nouns"]))
+                frozenset(data["town_nouns"]), tuple(data["role_cues"]))
 
 
 def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
@@ -304,6 +305,8 @@ def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str)
         if role is not None:
             return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
+    if kind == "entity" and has_phrase(question, cues().role_cues):
+        return bool(roles_in(quote))
     if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
         return True  # "What nationality ...?" is stated by "a Swedish film director", not the word
     if not relation & set(content_terms(quote)):
@@ -367,6 +370,18 @@ def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tupl
     return name, 0.0
 
 
+_ROLE_ENDS = r"(?=\s+(?:who|that|which|for|of|in|at|with|and|from|since|until|during)\b|\s*[,;.()]|$)"
+_AS_ROLE = re.compile(r"\bas\s+(?:a|an|the)\s+((?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
+_IS_ROLE = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
+
+
+def roles_in(quote: str) -> list[tuple[str, float]]:
+    """The roles a sentence gives someone, with a score: "as a central defender" (what one
+    plays or serves as, 1.0) before "was a pioneering British aviator" (what one is, 0.5)."""
+    found = [(m.group(1), 1.0) for m in _AS_ROLE.finditer(quote)]
+    return found + [(m.group(1), 0.5) for m in _IS_ROLE.finditer(quote) if m.group(1) not in dict(found)]
+
+
 def _is_country(name: str) -> bool:
     """A country or its adjective, whole ("United States", "Panamanian-American"), not a name
     that holds one ("United States of Whatever" is a song)."""
@@ -423,6 +438,13 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
         else:
+            if has_phrase(question, cues().role_cues):
+                candidates = roles_in(quote)
+                for text, score in candidates:
+                    total = score + 0.2 * card.grade.relevance - 0.05 * rank
+                    if text not in found or found[text].score < total:
+                        found[text] = Found(text, total, claim, card)
+                continue
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
             parents = parents_named(quote) if parent is not None else None
             for name in dict.fromkeys([*_names_in(quote, titles), *(parents or ())]):

@@ -328,3 +328,24 @@ def test_a_nationality_is_stated_by_a_country_word_not_the_word_nationality(quot
 def test_a_nationality_answer_is_a_country_whole(name: str, expected: bool) -> None:
     from citeloop.runtime.answer_spans import _is_country
     assert _is_country(name) is expected
+
+
+@pytest.mark.parametrize(("sentence", "roles"), [
+    ("Ola Berg is a Norwegian professional footballer who plays as a central defender for Molde.",
+     ["central defender", "Norwegian professional footballer"]),
+    ("Tam Fenn (1903 - 1941) was a pioneering British aviator who flew alone to Australia.",
+     ["pioneering British aviator"]),
+    ("He is best known as the lead vocalist of the band Gull Point.", ["lead vocalist"]),
+    ("Gull Point is a town in Norway.", ["town"]),
+    ("He moved to Gull Point in 1950.", []),
+])
+def test_a_role_is_read_from_as_a_and_is_a(sentence: str, roles: list[str]) -> None:
+    from citeloop.runtime.answer_spans import roles_in
+    assert [r for r, _ in roles_in(sentence)] == roles
+
+
+def test_what_position_someone_plays_is_answered_by_the_role_not_a_name() -> None:
+    kit = _kit({**FILLER, "Ola Berg": "Ola Berg (born 3 March 1990) is a Norwegian professional footballer who "
+                                      "plays as a central defender for Molde FK in the Eliteserien."})
+    result, _ = run_research("What position does Ola Berg play?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "central defender", result.report.answer
