@@ -122,6 +122,25 @@ class ReportEvidence:
             out.setdefault(card.title.split(" (")[0], []).append(card.quote)
         return out
 
+    def about_options(self, options: list[tuple[str, str]]) -> ReportEvidence:
+        """Each compared option's claims less those only citing another option's own article
+        that do not name this option: "Nick Hexum ... is an American singer", read while looking
+        for Mark King, says nothing of Mark King."""
+        def short(name: str) -> str:
+            return fold_accents(name.split(" (")[0]).lower()
+
+        claims = dict(self.claims)
+        for name, sid in options:
+            others = {short(other) for other, _ in options if other != name}
+            own = short(name)
+
+            def about(claim: ReportClaim) -> bool:
+                cards = [self.cards[c] for c in claim.citations if c in self.cards]
+                return not cards or any(not names_title(fold_accents(card.title), others)
+                                        or own in fold_accents(card.quote).lower() for card in cards)
+            claims[sid] = [c for c in self.claims.get(sid, []) if about(c)]
+        return ReportEvidence(claims, self.cards)
+
     def sentences(self, sid: str) -> list[tuple[ReportClaim, EvidenceCard]]:
         return [(c, self.cards[cid]) for c in self.claims.get(sid, []) for cid in c.citations if cid in self.cards]
 
@@ -197,7 +216,7 @@ def find_answer(plan: Plan, report: Report, claim_subq: dict[str, str], statuses
         named = question_options(plan.question)
         if named and len(named) == len(options):
             options = [(name, sid) for name, (_, sid) in zip(named, options)]
-        return _compared(plan, kind, options, evidence, statuses, confidence)
+        return _compared(plan, kind, options, evidence.about_options(options), statuses, confidence)
     return _single(plan, kind, answer_hop(plan), evidence, statuses, resolved, confidence)
 
 

@@ -349,3 +349,13 @@ def test_what_position_someone_plays_is_answered_by_the_role_not_a_name() -> Non
                                       "plays as a central defender for Molde FK in the Eliteserien."})
     result, _ = run_research("What position does Ola Berg play?", kit, out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "central defender", result.report.answer
+
+
+def test_an_option_is_not_judged_by_another_options_article() -> None:
+    # The whole-question search files Tam Fenn's sentence under Ola Berg's hop too; it says
+    # nothing of Ola Berg.
+    kit = _kit({**FILLER, "Ola Berg": "Ola Berg is an English singer and bassist of the band Level 42.",
+                "Tam Fenn": "Tam Fenn (born 1970) is an American singer, songwriter and rapper."})
+    result, _ = run_research("Which singer is American, Ola Berg or Tam Fenn?", kit, out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("choice", "Tam Fenn"), \
+        result.report.answer.reason
