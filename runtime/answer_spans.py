@@ -21,6 +21,7 @@ from citeloop.runtime.bridging import (
 )
 from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.datafiles import read_data_yaml
+from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import content_terms, entity_spans, fold_accents, regex, tokenize
@@ -297,6 +298,13 @@ def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str)
     Apart from dates, it must use a word of the hop's relation, not only hold a value of the
     right shape: "17 years" in a sentence about something else is no answer to "which is
     larger" (and such a sentence is a favourite shape of a planted statement)."""
+    return _states_kind((kind, question, frozenset(relation), quote))
+
+
+@memo("answer_spans.states_kind")
+def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
+    # Kept by its arguments: a run asks it of the same cards after every search.
+    kind, question, relation, quote = key
     if kind == "date":
         # A life's dates stand in brackets, with no word of the relation; a question about a
         # birth, a death or an age needs such a date, not a film's year.
