@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from citeloop.runtime.bridging import (
+    REGNAL_NUMBER,
     CALENDAR_WORDS,
     KIND_WEIGHT,
     kind_nearness,
     parent_slot,
     parents_named,
     proximity,
+    subject_aliases,
     term_positions,
 )
 from citeloop.runtime.countries import countries_named, is_country_word
@@ -454,6 +456,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                         found[text] = Found(text, total, claim, card)
                 continue
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
+            aliases = subject_aliases(quote)
             parents = parents_named(quote) if parent is not None else None
             for name in dict.fromkeys([*_names_in(quote, titles), *(parents or ())]):
                 # "the daughter of FATHER and MOTHER": the parent asked stands in its place.
@@ -463,6 +466,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     continue  # "Ernest, Duke of Bavaria" is answered whole, not "Duke of Bavaria"
                 if _is_subject(name, subjects, question_tokens, by_words=not asked_slot):
                     continue
+                if REGNAL_NUMBER.fullmatch(name) or name in aliases:
+                    continue  # "Charles I and IV" names no "IV"; "X (Jacques Jean Marie; born ...)" is X
                 if origin and not _is_country(name):
                     continue  # "What nationality is ...?" is answered by a country or its adjective
                 name, level = _place_level(quote, name, finds, place and not origin)

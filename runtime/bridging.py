@@ -342,6 +342,21 @@ def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_title
     return [name for name, _, _ in rank_bridge_evidence(plan, cards, seen_titles, hop_query, finds)]
 
 
+REGNAL_NUMBER = re.compile(r"[IVXLC]+")
+"""A name that is only a regnal number ("IV" of "Charles I and IV") names no one."""
+_SUBJECT_BRACKET = re.compile(r"^[^()]{1,150}?\(\s*([^()\d]*?)\s*(?:;|,?\s*born\b|,?\s*b\.)")
+
+
+def subject_aliases(quote: str) -> str:
+    """The other names a sentence gives its subject in the bracket after it, before a ";" or
+    "born" ("Prince Jacques of Orléans (Jacques Jean Jaroslaw Marie; born 25 June 1941 ...)"):
+    those name the subject, never someone else ("(Dresden, 13 August 1614 - ...)" is a place
+    and a date, not a name). The text of that part ("" when there is none)."""
+    found = _SUBJECT_BRACKET.match(quote)
+    head = quote[: found.start(1)] if found else ""
+    return found.group(1) if found and not regex(r"\b(?:is|was|are|were)\b").search(head) else ""
+
+
 def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
                          hop_query: str = "", finds: str = "") -> list[tuple[str, float, EvidenceCard]]:
     """Names the cards mention that the question does not, best next-hop subject first.
@@ -378,9 +393,11 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
         near_relation = term_positions(card.quote, relations)
         near_hop = term_positions(card.quote, hop_relation)
         near_kind = term_positions(card.quote, finds_terms) if finds else []
+        aliases = subject_aliases(card.quote)  # the card's subject's other names name no one else
         for name in dict.fromkeys([*quote_names, card.title]):
             tokens = tokenize(name)
-            if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
+            if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS or REGNAL_NUMBER.fullmatch(name) \
+                    or name in aliases:
                 continue
             in_place = parent_bonus(card.quote, name, parent)
             # A parent is often named after the child ("Adolf of Velm", father of "Egbert III

@@ -78,3 +78,20 @@ def test_a_hop_found_by_the_whole_question_keeps_the_sentence_that_states_its_re
         "Corin Vale": "Corin Vale (1913 - 2003) was a British industrialist, the son of Oskar Vale and Lena Vale."})
     assert result.report.resolved_entities.get("sq1") == "Corin Vale", result.report.resolved_entities
     assert result.report.answer.text == "Oskar Vale", result.report.answer
+
+
+def test_a_regnal_number_and_the_subjects_other_names_are_no_next_hop() -> None:
+    """"the son of Charles I and IV" names no "IV"; "(Otto Johan Henrik; born ...)" is the
+    subject's own full name, not another person."""
+    from citeloop.runtime.bridging import subject_aliases
+    plan = RulePlanner().plan("Who is the paternal grandmother of Karl Vane?")
+    hop = plan.sub_questions[0]
+    quote = ("Otto Vane (Otto Johan Henrik; born 20 November 1912) was the eldest son of Charles I and IV, "
+             "the last King of Merrow, and his wife, Zita of Parma.")
+    ranked = [name for name, _, _ in rank_bridge_evidence(plan, [card("c1", quote, "d1", hop.id)], set(),
+                                                           hop.search_query)]
+    assert "Zita of Parma" in ranked and "Charles I" in ranked
+    assert "IV" not in ranked and "Otto Johan Henrik" not in ranked
+    assert subject_aliases(quote) == "Otto Johan Henrik"
+    assert subject_aliases("Augustus Vane (Dresden, 13 August 1614 - 4 June 1680, Halle), was a duke.") == ""
+    assert subject_aliases("The film was directed by Ivo Lind (Ivo Johan; born 1920).") == ""
