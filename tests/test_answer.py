@@ -35,6 +35,12 @@ FILLER = {
 }
 
 
+def _answer(question: str, pages: dict[str, str]):  # noqa: ANN202
+    """The short answer of researching `question` over the filler pages and `pages`."""
+    result, _ = run_research(question, _kit({**FILLER, **pages}), out_dir=None, sink=MemorySink())
+    return result.report.answer
+
+
 @pytest.mark.parametrize(("question", "kind"), [
     ("Who directed Angel Eyes?", "entity"),
     ("When was Puneet Sira born?", "date"),
@@ -239,13 +245,10 @@ def test_a_comparison_word_inside_an_option_compares_nothing() -> None:
 
 def test_a_compared_date_is_the_one_the_sentence_gives_its_option() -> None:
     # Gull Point's own page dates a later event; its year is the one after its name elsewhere.
-    kit = _kit({**FILLER,
-                "Gull Point": "In 1988 the film Gull Point was restored by the national film archive.",
-                "Harbour Lights": "Harbour Lights is a drama serial. It was followed by the film Gull Point (1952).",
-                "The Last Ones": "The Last Ones is a 1961 war film shot in Norway."})
-    result, _ = run_research("Which film came out first, Gull Point or The Last Ones?", kit, out_dir=None,
-                             sink=MemorySink())
-    answer = result.report.answer
+    answer = _answer("Which film came out first, Gull Point or The Last Ones?", {
+        "Gull Point": "In 1988 the film Gull Point was restored by the national film archive.",
+        "Harbour Lights": "Harbour Lights is a drama serial. It was followed by the film Gull Point (1952).",
+        "The Last Ones": "The Last Ones is a 1961 war film shot in Norway."})
     assert (answer.kind, answer.text) == ("choice", "Gull Point"), answer.reason
 
 
@@ -278,37 +281,30 @@ def test_a_plain_where_is_answered_with_the_place_as_the_sentence_places_it(
 
 
 def test_where_someone_was_born_is_answered_with_the_town_and_its_region() -> None:
-    kit = _kit({**FILLER, "Orla Fenn": "Orla Fenn (born 3 March 1950) is an Irish painter. "
-                                       "She was born in Glen Cove, New York, to a family of sailors."})
-    result, _ = run_research("Where was Orla Fenn born?", kit, out_dir=None, sink=MemorySink())
-    assert (result.report.answer.kind, result.report.answer.text) == ("entity", "Glen Cove, New York")
+    answer = _answer("Where was Orla Fenn born?", {
+        "Orla Fenn": "Orla Fenn (born 3 March 1950) is an Irish painter. She was born in Glen Cove, New York, "
+                     "to a family of sailors."})
+    assert (answer.kind, answer.text) == ("entity", "Glen Cove, New York")
 
 
 def test_a_nationality_word_does_not_answer_which_person() -> None:
-    kit = _kit({**FILLER,
-                "Harbour Lights": "Harbour Lights is a drama series.",
-                "Ola Berg": "Ola Berg (born 3 March 1950) is an American television actor. He starred in Harbour "
-                            "Lights."})
-    result, _ = run_research("Which television actor starred in Harbour Lights?", kit, out_dir=None,
-                             sink=MemorySink())
-    answer = result.report.answer
+    answer = _answer("Which television actor starred in Harbour Lights?", {
+        "Harbour Lights": "Harbour Lights is a drama series.",
+        "Ola Berg": "Ola Berg (born 3 March 1950) is an American television actor. He starred in Harbour Lights."})
     assert answer.text != "American" and "American" not in answer.candidates, answer
 
 
 def test_an_answer_hop_is_not_met_by_a_page_that_names_its_entity_without_the_answer() -> None:
     # The whole-question search reads the actress's page, which names the director but gives no
     # birth date: the hop about the director's birth must still search and read his article.
-    kit = _kit({**FILLER,
-                "Gull Point": "Gull Point is a 1952 drama film directed by Ola Berg.",
-                "Ola Berg": "Ola Berg (born 3 March 1931) was a Norwegian filmmaker.",
-                "Red Harbour": "Red Harbour is a 1960 film directed by Ivo Lind and starring Ada Moss.",
-                "Ada Moss": "Ada Moss is a Danish actress who was first seen in Red Harbour, the film that the "
-                            "director Ivo Lind made first.",
-                "Ivo Lind": "Ivo Lind (born 12 June 1920) is a Danish film director."})
-    result, _ = run_research("Which film has the director born first, Gull Point or Red Harbour?", kit,
-                             out_dir=None, sink=MemorySink())
-    assert (result.report.answer.kind, result.report.answer.text) == ("choice", "Red Harbour"), \
-        result.report.answer.reason
+    answer = _answer("Which film has the director born first, Gull Point or Red Harbour?", {
+        "Gull Point": "Gull Point is a 1952 drama film directed by Ola Berg.",
+        "Ola Berg": "Ola Berg (born 3 March 1931) was a Norwegian filmmaker.",
+        "Red Harbour": "Red Harbour is a 1960 film directed by Ivo Lind and starring Ada Moss.",
+        "Ada Moss": "Ada Moss is a Danish actress who was first seen in Red Harbour, the film that the director "
+                    "Ivo Lind made first.",
+        "Ivo Lind": "Ivo Lind (born 12 June 1920) is a Danish film director."})
+    assert (answer.kind, answer.text) == ("choice", "Red Harbour"), answer.reason
 
 
 @pytest.mark.parametrize(("quote", "expected"), [
@@ -345,17 +341,16 @@ def test_a_role_is_read_from_as_a_and_is_a(sentence: str, roles: list[str]) -> N
 
 
 def test_what_position_someone_plays_is_answered_by_the_role_not_a_name() -> None:
-    kit = _kit({**FILLER, "Ola Berg": "Ola Berg (born 3 March 1990) is a Norwegian professional footballer who "
-                                      "plays as a central defender for Molde FK in the Eliteserien."})
-    result, _ = run_research("What position does Ola Berg play?", kit, out_dir=None, sink=MemorySink())
-    assert result.report.answer.text == "central defender", result.report.answer
+    answer = _answer("What position does Ola Berg play?", {
+        "Ola Berg": "Ola Berg (born 3 March 1990) is a Norwegian professional footballer who plays as a central "
+                    "defender for Molde FK in the Eliteserien."})
+    assert answer.text == "central defender", answer
 
 
 def test_an_option_is_not_judged_by_another_options_article() -> None:
     # The whole-question search files Tam Fenn's sentence under Ola Berg's hop too; it says
     # nothing of Ola Berg.
-    kit = _kit({**FILLER, "Ola Berg": "Ola Berg is an English singer and bassist of the band Level 42.",
-                "Tam Fenn": "Tam Fenn (born 1970) is an American singer, songwriter and rapper."})
-    result, _ = run_research("Which singer is American, Ola Berg or Tam Fenn?", kit, out_dir=None, sink=MemorySink())
-    assert (result.report.answer.kind, result.report.answer.text) == ("choice", "Tam Fenn"), \
-        result.report.answer.reason
+    answer = _answer("Which singer is American, Ola Berg or Tam Fenn?", {
+        "Ola Berg": "Ola Berg is an English singer and bassist of the band Level 42.",
+        "Tam Fenn": "Tam Fenn (born 1970) is an American singer, songwriter and rapper."})
+    assert (answer.kind, answer.text) == ("choice", "Tam Fenn"), answer.reason
