@@ -1,5 +1,6 @@
 """Candidate answers in cited sentences: the cue words (`runtime/data/answer_cues.yaml`),
-dates and numbers with sortable values, and the name, date or number a sentence gives for
+dates and numbers with sortable values (`citeloop.runtime.mentions`), and the name, date,
+number or role a sentence gives for
 the relation a hop asks (`best_span`), with the tests that decide which names can answer
 ("where" wants a name after a place word; "what state" wants the region after a town).
 `citeloop.runtime.answer` builds the report's short answer from these."""
@@ -11,9 +12,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from citeloop.runtime.bridging import (
-    REGNAL_NUMBER,
     CALENDAR_WORDS,
     KIND_WEIGHT,
+    REGNAL_NUMBER,
     kind_nearness,
     parent_slot,
     parents_named,
@@ -24,27 +25,23 @@ from citeloop.runtime.bridging import (
 from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
-from citeloop.runtime.numbers import extract_numbers
+from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's API for its callers
+    Mention,
+    date_mentions,
+    is_life_date,
+    life_place,
+    life_role,
+    number_mentions,
+)
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
-from citeloop.runtime.text import content_terms, entity_spans, fold_accents, regex, tokenize
+from citeloop.runtime.text import (
+    content_terms,
+    entity_spans,
+    fold_accents,
+    regex,
+    tokenize,
+)
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
-
-MONTHS = ("january february march april may june july august september october november december").split()
-_MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r"|" + "|".join(
-    m[:3].capitalize() for m in MONTHS) + r")\.?"
-# A year ends at a word boundary, or where the next date of a life starts with no dash
-# between them, as some articles print it: "(21 March 192011 January 2010)"; the next date
-# then starts right after a digit.
-_YEAR_END = r"(?:\b|(?=\d{1,2}\s+[A-Z][a-z]+\s+\d)|(?=(?:" + "|".join(m.capitalize() for m in MONTHS) + r")\b))"
-DATE_PATTERNS = [
-    re.compile(r"(?:\b|(?<=\d))(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+(?P<year>\d{3,4})" + _YEAR_END),
-    re.compile(r"(?:\b|(?<=\d))" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{3,4})" + _YEAR_END),
-    re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b"),
-    re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
-]
-_DEATH_MARKS = {"died", "death", "d"}
-_LIFE_MARKS = _DEATH_MARKS | {"born", "birth", "b"}
-_PARENS = re.compile(r"\(([^()]*)\)")
 
 
 @dataclass(frozen=True)
@@ -95,86 +92,6 @@ def _without_names(question: str) -> str:
 # --------------------------------------------------------------------------- values in sentences
 
 
-@dataclass(frozen=True)
-class Mention:
-    text: str
-    start: int
-    """Token position in the sentence (for nearness to the relation's words)."""
-    value: tuple[float, ...] = ()
-    """Sortable value of a date (year, month, day) or a number."""
-
-
-def date_mentions(sentence: str) -> list[Mention]:
-    taken: list[tuple[int, int]] = []
-    found: list[tuple[int, Mention]] = []
-    for pattern in DATE_PATTERNS:
-        for m in pattern.finditer(sentence):
-            if any(a <= m.start() < b or a < m.end() <= b for a, b in taken):
-                continue
-            taken.append((m.start(), m.end()))
-            parts = m.groupdict()
-            month = parts.get("month")
-            month_no = next((i + 1 for i, name in enumerate(MONTHS) if month and name.startswith(month.lower()[:3])),
-                            0)
-            value = (float(parts["year"]), float(month_no), float(parts.get("day") or 0))
-            found.append((m.start(), Mention(m.group(0), len(tokenize(sentence[: m.start()])), value)))
-    return [mention for _, mention in sorted(found, key=lambda item: item[0])]
-
-
-def _bracket_groups(sentence: str) -> list[str]:
-    """The texts in brackets, innermost first, then one level out with the inner ones taken
-    away: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)" gives both."""
-    return _PARENS.findall(sentence) + _PARENS.findall(_PARENS.sub(" ", sentence))
-
-
-def life_role(sentence: str, date: Mention) -> str | None:
-    """"birth", "death" or None: what this date is of a life. In brackets that date a life,
-    the first date is the birth and the second the death ("(March 10, 1925 - August 21,
-    1988)"), or a mark inside says which ("(born 10 January 1930 in Ajmer)", "(d. 1953)");
-    elsewhere the nearest of "born", "died", "birth" or "death" within four words before it
-    ("after his death in 2010"). A film's year ("The Housemaid (1960)") is neither. Brackets
-    may hold brackets: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)"."""
-    for group in _bracket_groups(sentence):
-        if date.text not in group:
-            continue
-        inner = [d.text for d in date_mentions(group)]
-        dash = re.search(r"[\u2013\u2014-]", group)
-        if len(inner) >= 2:
-            return "birth" if inner[0] == date.text else "death"
-        marks = [w for w in tokenize(group) if w in _LIFE_MARKS]
-        if marks:
-            return "death" if marks[-1] in _DEATH_MARKS else "birth"
-        if dash:
-            return "birth" if group.index(date.text) < dash.start() else "death"
-    marks = [w for w in tokenize(sentence)[max(0, date.start - 4):date.start] if w in _LIFE_MARKS]
-    if not marks:
-        return None
-    return "death" if marks[-1] in _DEATH_MARKS else "birth"
-
-
-_DASH = re.compile(r"\s[\u2013\u2014-]\s|[\u2013\u2014]")
-
-
-def life_place(sentence: str, name: str) -> str | None:
-    """"birth" or "death" for a place that a life's brackets give on that side of the dash
-    ("(Madrid, 23 June 1862 - Munich, 4 December 1946)", "(May 8, 1889 in Seattle - May 14,
-    1967 in Los Angeles)"); None for a name outside such brackets, or before a semicolon in
-    them, where a birth name stands ("(born Vladimir Breslav; 13 May 1898 in Rezekne - ...)")."""
-    for whole in _bracket_groups(sentence):
-        group = whole.rsplit(";", 1)[-1]
-        if name not in group:
-            continue
-        dash = _DASH.search(group)
-        if dash is not None and any(life_role(sentence, d) for d in date_mentions(group)):
-            return "birth" if group.index(name) < dash.start() else "death"
-    return None
-
-
-def is_life_date(sentence: str, date: Mention) -> bool:
-    """Is this date a birth or a death (`life_role`)?"""
-    return life_role(sentence, date) is not None
-
-
 def asked_life(question: str) -> str | None:
     """"death" when the question asks when someone died, "birth" when it asks for a birth or
     who is older, None when it asks neither; the names it mentions ask nothing ("House Of The
@@ -183,17 +100,6 @@ def asked_life(question: str) -> str | None:
     if words & DEATH_WORDS:
         return "death"
     return "birth" if words & LIFE_WORDS else None
-
-
-def number_mentions(sentence: str) -> list[Mention]:
-    out = []
-    for n in extract_numbers(sentence):
-        try:
-            value = float(n.value)
-        except ValueError:
-            continue
-        out.append(Mention(n.raw, len(tokenize(sentence[: n.span[0]])), (value,)))
-    return out
 
 
 DESCRIBES = 0.5

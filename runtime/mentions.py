@@ -1,0 +1,120 @@
+"""Dates and numbers a sentence states, with sortable values, and what a date or a place is
+of a life ("(Madrid, 23 June 1862 - Munich, 4 December 1946)": a birth and a death). Used by
+the answer finder (`citeloop.runtime.answer_spans`) and the answer-sentence tests."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citeloop.runtime.numbers import extract_numbers
+from citeloop.runtime.text import tokenize
+
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december"]
+_MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r"|" + "|".join(
+    m[:3].capitalize() for m in MONTHS) + r")\.?"
+# A year ends at a word boundary, or where the next date of a life starts with no dash
+# between them, as some articles print it: "(21 March 192011 January 2010)"; the next date
+# then starts right after a digit.
+_YEAR_END = r"(?:\b|(?=\d{1,2}\s+[A-Z][a-z]+\s+\d)|(?=(?:" + "|".join(m.capitalize() for m in MONTHS) + r")\b))"
+DATE_PATTERNS = [
+    re.compile(r"(?:\b|(?<=\d))(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+(?P<year>\d{3,4})" + _YEAR_END),
+    re.compile(r"(?:\b|(?<=\d))" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{3,4})" + _YEAR_END),
+    re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b"),
+    re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
+]
+_DEATH_MARKS = {"died", "death", "d"}
+_LIFE_MARKS = _DEATH_MARKS | {"born", "birth", "b"}
+_PARENS = re.compile(r"\(([^()]*)\)")
+
+
+@dataclass(frozen=True)
+class Mention:
+    text: str
+    start: int
+    """Token position in the sentence (for nearness to the relation's words)."""
+    value: tuple[float, ...] = ()
+    """Sortable value of a date (year, month, day) or a number."""
+
+
+def date_mentions(sentence: str) -> list[Mention]:
+    taken: list[tuple[int, int]] = []
+    found: list[tuple[int, Mention]] = []
+    for pattern in DATE_PATTERNS:
+        for m in pattern.finditer(sentence):
+            if any(a <= m.start() < b or a < m.end() <= b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            parts = m.groupdict()
+            month = parts.get("month")
+            month_no = next((i + 1 for i, name in enumerate(MONTHS) if month and name.startswith(month.lower()[:3])),
+                            0)
+            value = (float(parts["year"]), float(month_no), float(parts.get("day") or 0))
+            found.append((m.start(), Mention(m.group(0), len(tokenize(sentence[: m.start()])), value)))
+    return [mention for _, mention in sorted(found, key=lambda item: item[0])]
+
+
+def _bracket_groups(sentence: str) -> list[str]:
+    """The texts in brackets, innermost first, then one level out with the inner ones taken
+    away: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)" gives both."""
+    return _PARENS.findall(sentence) + _PARENS.findall(_PARENS.sub(" ", sentence))
+
+
+def life_role(sentence: str, date: Mention) -> str | None:
+    """"birth", "death" or None: what this date is of a life. In brackets that date a life,
+    the first date is the birth and the second the death ("(March 10, 1925 - August 21,
+    1988)"), or a mark inside says which ("(born 10 January 1930 in Ajmer)", "(d. 1953)");
+    elsewhere the nearest of "born", "died", "birth" or "death" within four words before it
+    ("after his death in 2010"). A film's year ("The Housemaid (1960)") is neither. Brackets
+    may hold brackets: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)"."""
+    for group in _bracket_groups(sentence):
+        if date.text not in group:
+            continue
+        inner = [d.text for d in date_mentions(group)]
+        dash = re.search(r"[\u2013\u2014-]", group)
+        if len(inner) >= 2:
+            return "birth" if inner[0] == date.text else "death"
+        marks = [w for w in tokenize(group) if w in _LIFE_MARKS]
+        if marks:
+            return "death" if marks[-1] in _DEATH_MARKS else "birth"
+        if dash:
+            return "birth" if group.index(date.text) < dash.start() else "death"
+    marks = [w for w in tokenize(sentence)[max(0, date.start - 4):date.start] if w in _LIFE_MARKS]
+    if not marks:
+        return None
+    return "death" if marks[-1] in _DEATH_MARKS else "birth"
+
+
+_DASH = re.compile(r"\s[\u2013\u2014-]\s|[\u2013\u2014]")
+
+
+def life_place(sentence: str, name: str) -> str | None:
+    """"birth" or "death" for a place that a life's brackets give on that side of the dash
+    ("(Madrid, 23 June 1862 - Munich, 4 December 1946)", "(May 8, 1889 in Seattle - May 14,
+    1967 in Los Angeles)"); None for a name outside such brackets, or before a semicolon in
+    them, where a birth name stands ("(born Vladimir Breslav; 13 May 1898 in Rezekne - ...)")."""
+    for whole in _bracket_groups(sentence):
+        group = whole.rsplit(";", 1)[-1]
+        if name not in group:
+            continue
+        dash = _DASH.search(group)
+        if dash is not None and any(life_role(sentence, d) for d in date_mentions(group)):
+            return "birth" if group.index(name) < dash.start() else "death"
+    return None
+
+
+def is_life_date(sentence: str, date: Mention) -> bool:
+    """Is this date a birth or a death (`life_role`)?"""
+    return life_role(sentence, date) is not None
+
+
+def number_mentions(sentence: str) -> list[Mention]:
+    out = []
+    for n in extract_numbers(sentence):
+        try:
+            value = float(n.value)
+        except ValueError:
+            continue
+        out.append(Mention(n.raw, len(tokenize(sentence[: n.span[0]])), (value,)))
+    return out
