@@ -353,14 +353,9 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if n.text not in years:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
+        elif has_phrase(question, cues().role_cues):
+            candidates = roles_in(quote)  # "What position does X play?" is answered by a role, not a name
         else:
-            if has_phrase(question, cues().role_cues):
-                candidates = roles_in(quote)
-                for text, score in candidates:
-                    total = score + 0.2 * card.grade.relevance - 0.05 * rank
-                    if text not in found or found[text].score < total:
-                        found[text] = Found(text, total, claim, card)
-                continue
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
             aliases = subject_aliases(quote)
             parents = parents_named(quote) if parent is not None else None
