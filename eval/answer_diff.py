@@ -19,21 +19,21 @@ import json
 import sys
 from pathlib import Path
 
+from citeloop.eval.answer_loss import policy_result
+
 FIGURES = ("answer_correct", "answer_em", "answer_f1", "retrieved_recall", "all_gold_retrieved",
            "cited_precision", "searches_per_q")
 """Aggregate columns shown before and after (`citeloop eval`'s names)."""
 
 
 def _policy(eval_json: object, policy: str, label: str) -> dict:
-    policies = eval_json.get("policies") if isinstance(eval_json, dict) else None
-    if not isinstance(policies, dict):
-        raise ValueError(f"{label}: not an eval.json of `citeloop eval` (no policies)")  # noqa: TRY004 - a bad file
-    if policy not in policies or not isinstance(policies[policy], dict):
-        raise ValueError(f"{label}: policy {policy!r} is not in it (it has: {', '.join(policies) or 'none'})")
-    rows = policies[policy].get("per_question")
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and "qid" in r for r in rows):
-        raise ValueError(f"{label}: policy {policy!r} has no per-question rows")
-    return policies[policy]
+    try:
+        result = policy_result(eval_json, policy)
+    except ValueError as exc:
+        raise ValueError(f"{label}: {exc}") from exc
+    if not all("qid" in row for row in result["per_question"]):
+        raise ValueError(f"{label}: per-question rows without a qid")
+    return result
 
 
 def answer_diff(before: object, after: object, policy: str = "heuristic") -> dict:

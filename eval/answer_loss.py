@@ -64,17 +64,22 @@ def run_stage(path: str | Path, answers: Sequence[str]) -> str:
     return loss_stage(read, cards, claims, answers)
 
 
-def answer_loss(eval_json: dict, policy: str) -> dict:
-    """Stage counts and per-question rows of one policy of an eval.json written with --runs-out."""
+def policy_result(eval_json: object, policy: str) -> dict:
+    """One policy's results of an eval.json of `citeloop eval`, checked to hold per-question
+    rows; ValueError with what is wrong otherwise."""
     policies = eval_json.get("policies") if isinstance(eval_json, dict) else None
     if not isinstance(policies, dict) or not all(
             isinstance(p, dict) and isinstance(p.get("per_question"), list)
             and all(isinstance(r, dict) for r in p["per_question"]) for p in policies.values()):
         raise ValueError("not an eval.json of `citeloop eval` (no policies with per_question rows)")
     if policy not in policies:
-        raise ValueError(f"policy {policy!r} is not in this eval.json (it has: "
-                         f"{', '.join(eval_json.get('policies', {})) or 'none'})")
-    rows = eval_json["policies"][policy]["per_question"]
+        raise ValueError(f"policy {policy!r} is not in this eval.json (it has: {', '.join(policies) or 'none'})")
+    return policies[policy]
+
+
+def answer_loss(eval_json: dict, policy: str) -> dict:
+    """Stage counts and per-question rows of one policy of an eval.json written with --runs-out."""
+    rows = policy_result(eval_json, policy)["per_question"]
     if rows and "run_file" not in rows[0]:
         raise ValueError("this eval.json keeps no run files: run `citeloop eval ... --runs-out DIR` first")
     lost = []

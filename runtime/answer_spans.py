@@ -267,11 +267,12 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
 def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tuple[str, float]:
     """A place as the question asks it: "Portland, Oregon" answers "what state" with Oregon
     (the name after the comma), "what city" with all of it ("Canton, Massachusetts"), and a
-    plain "where" (`place`) with the town ("Alexandria" of "Alexandria, Egypt")."""
+    plain "where" (`place`) with the town ("Alexandria" of "Alexandria, Egypt", which
+    `where_it_lies` then names with its region)."""
     c = cues()
     if finds in c.town_nouns:
-        grown = regex(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)").search(quote)
-        return (f"{name}, {grown.group(1).rstrip('.')}", 0.3) if grown else (name, 0.0)
+        region = _region_after(quote, name)
+        return (f"{name}, {region}", 0.3) if region else (name, 0.0)
     if finds in c.region_nouns:
         if regex(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b").search(quote):
             return name, 0.6  # the region after a town's name
@@ -312,9 +313,14 @@ def where_it_lies(quote: str, name: str, finds: str) -> str:
     c = cues()
     if finds in c.town_nouns | c.region_nouns or countries_named(name):
         return name
-    grown = regex(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)").search(quote)
-    region = grown.group(1).rstrip(".") if grown else ""
+    region = _region_after(quote, name)
     return f"{name}, {region}" if region and region != name else name
+
+
+def _region_after(quote: str, name: str) -> str:
+    """The capitalised words after "NAME, " ("New York" of "Glen Cove, New York."), or ""."""
+    grown = regex(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)").search(quote)
+    return grown.group(1).rstrip(".") if grown else ""
 
 
 def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:

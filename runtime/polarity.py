@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
 from citeloop.runtime.text import STOPWORDS, normalize, stem, tokenize
