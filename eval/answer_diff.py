@@ -70,10 +70,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", default="heuristic")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
+    loaded = []
+    for path in (args.before, args.after):
+        try:
+            loaded.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+            print(f"error: {path}: not a readable eval.json ({exc})", file=sys.stderr)
+            return 2
     try:
-        loaded = [json.loads(p.read_text(encoding="utf-8")) for p in (args.before, args.after)]
         result = answer_diff(*loaded, policy=args.policy)
-    except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+    except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:

@@ -38,5 +38,6 @@ def test_bad_input_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main([str(good), str(good), "--policy", "naive"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("error: ") for line in err)
+    assert str(bad) in err[0] and "naive" in err[1]
     assert main([str(good), str(good), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["changed"] == []
