@@ -61,6 +61,8 @@ class Cues:
     region_nouns: frozenset[str]
     town_nouns: frozenset[str]
     role_cues: tuple[str, ...]
+    institution_cues: tuple[str, ...]
+    institution_nouns: frozenset[str]
 
 
 @cache
@@ -72,7 +74,8 @@ def cues() -> Cues:
                 frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
                 tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),
                 frozenset(data["region_nouns"]),
-                frozenset(data["town_nouns"]), tuple(data["role_cues"]))
+                frozenset(data["town_nouns"]), tuple(data["role_cues"]),
+                tuple(data["institution_cues"]), frozenset(data["institution_nouns"]))
 
 
 def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
@@ -176,17 +179,28 @@ _PLACE_BEFORE = re.compile(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+
 """What stands right before a place named after a place word (`_after_place_word`)."""
 
 
-def _after_place_word(sentence: str, name: str) -> bool:
+_INSTITUTION_BEFORE = re.compile(r"\b(?:at|of|from|for)\s+(?:the\s+)?$")
+"""What stands right before an institution that answers "where did she study": "a graduate of",
+"studied at", "a correspondent for the"."""
+
+
+def _after_place_word(sentence: str, name: str, before: re.Pattern[str] = _PLACE_BEFORE) -> bool:
     """"in Tenby", "from the Bronx", "in southeastern Jiangsu" (one word of direction or size
-    between), or the region after a town: "from Portland, Oregon"."""
+    between), or the region after a town: "from Portland, Oregon"; with `before`, the words an
+    institution follows instead."""
     # Each use of the name is checked for a place word before it: one fixed pattern, where a
     # pattern per name would be compiled for every new name.
     at = sentence.find(name)
     while at >= 0:
-        if _PLACE_BEFORE.search(sentence, 0, at):
+        if before.search(sentence, 0, at):
             return True
         at = sentence.find(name, at + 1)
     return False
+
+
+def asks_institution(question: str) -> bool:
+    """"Where did she study / graduate from / work?" asks for an institution, not a place."""
+    return has_phrase(question, ("where",)) and has_phrase(question, cues().institution_cues)
 
 
 PARENT_SLOT = 0.5
@@ -229,6 +243,8 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         return False
     if kind == "number":
         return bool(number_mentions(quote))
+    if kind == "entity" and asks_institution(question):
+        return re.search(r"\b(?:at|of|from|for)\s+(?:the\s+)?[A-Z]", quote) is not None
     if kind == "entity" and has_phrase(question, cues().place_cues):
         return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
     return True
@@ -363,6 +379,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
             candidates = roles_in(quote)  # "What position does X play?" is answered by a role, not a name
         else:
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
+            institution = asks_institution(question)
+            place = place and not institution
             aliases = subject_aliases(quote)
             parents = parents_named(quote) if parent is not None else None
             for name in dict.fromkeys([*_names_in(quote, titles), *(parents or ())]):
@@ -397,6 +415,11 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                         continue  # "Where ...?" is answered by a name that follows in, at, near or from
                     score += 0.6
                     name = where_it_lies(quote, name, finds)
+                elif institution:
+                    if not _after_place_word(quote, name, _INSTITUTION_BEFORE):
+                        continue  # "Where did she study?" is answered by a name after at, of, from or for
+                    score += 0.6 + 0.5 * bool(set(tokenize(name)) & cues().institution_nouns)
+                    name = where_it_lies(quote, name, finds)  # "University of California, Los Angeles"
                 candidates.append((name, score))
         for text, score in candidates:
             total = score + 0.2 * card.grade.relevance - 0.05 * rank

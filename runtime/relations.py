@@ -44,6 +44,12 @@ ATTRIBUTE_CUES: dict[str, tuple[str, ...]] = {
     "buried": ("burial",),
     "founded": ("established",),
     "released": ("release",),
+    "graduate": ("studied", "educated", "alumnus", "degree"),
+    "study": ("graduated", "educated", "alumnus", "degree", "student"),
+    "educated": ("studied", "graduated", "alumnus"),
+    "attend": ("studied", "graduated", "educated", "alumnus"),
+    "work": ("employed", "professor", "lecturer", "editor", "correspondent", "joined"),
+    "teach": ("taught", "professor", "lecturer"),
 }
 DEATH_WORDS = frozenset({"died", "death", "dead", "die", "dies"})
 LIFE_WORDS = DEATH_WORDS | {"born", "birth", "birthday", "older", "younger", "oldest", "youngest", "age"}

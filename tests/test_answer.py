@@ -354,3 +354,31 @@ def test_an_option_is_not_judged_by_another_options_article() -> None:
         "Ola Berg": "Ola Berg is an English singer and bassist of the band Level 42.",
         "Tam Fenn": "Tam Fenn (born 1970) is an American singer, songwriter and rapper."})
     assert (answer.kind, answer.text) == ("choice", "Tam Fenn"), answer.reason
+
+
+def test_where_someone_studied_is_answered_by_the_institution_not_a_place() -> None:
+    kit = _kit({**FILLER, "Orla Penn": "Orla Penn is an Irish sculptor. "
+                                      "Orla Penn, who grew up in Cork, is a graduate of Trinity College Dublin."})
+    answer = run_research("Where did Orla Penn graduate from?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == "Trinity College Dublin", "Cork follows 'in', but she grew up there"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Where did the director of film Blue Gate graduate from?", True),
+    ("Where does Anna Holt's father work at?", True),
+    ("Where did Anna Holt die?", False),
+    ("What university did Anna Holt attend?", False),  # no "where": the noun says what is asked
+])
+def test_where_with_a_verb_of_study_or_work_asks_for_an_institution(question: str, expected: bool) -> None:
+    from citeloop.runtime.answer_spans import asks_institution
+    assert asks_institution(question) is expected
+
+
+def test_a_graduate_of_a_university_states_where_one_graduated_from() -> None:
+    from citeloop.runtime.answer_spans import states_kind
+    from citeloop.runtime.bridging import relation_cue_terms
+    relation = relation_cue_terms({"graduat"})
+    question = "Where did Chris Holm graduate from?"
+    assert "studi" in relation, "articles say 'studied at' for 'graduated from'"
+    assert states_kind("entity", question, relation, "He is a graduate of University of California, Los Angeles.")
+    assert not states_kind("entity", question, relation, "He graduated with honours.")
