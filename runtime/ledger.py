@@ -174,7 +174,8 @@ class Ledger:
         for other in self.cards.values():
             if other.subq != card.subq or other.cluster_id == card.cluster_id:
                 continue
-            reason = conflict_reason(self.verifier, card.card_id, card.quote, self.evidence_text(other.card_id))
+            reason = conflict_reason(self.verifier, card.card_id, card.quote, self.evidence_text(other.card_id),
+                                     card.title)
             if reason is not None:
                 conflicts.append((other.card_id, reason))
         if conflicts:
@@ -193,7 +194,7 @@ class Ledger:
         against every other card, and a card's quote never changes)."""
         text = self._texts.get(card_id)
         if text is None:
-            text = self._texts[card_id] = EvidenceText(card_id=card_id, text=self.cards[card_id].quote)
+            text = self._texts[card_id] = EvidenceText.from_card(self.cards[card_id])
         return text
 
     def cards_for(self, subq: str) -> list[EvidenceCard]:

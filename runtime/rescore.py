@@ -90,8 +90,8 @@ class VerifierScorer:
         recorded = final_verdicts(run.events)
         scores = []
         for claim_id, text in texts.items():
-            evidence = [EvidenceText(card_id=c, text=cards[c].quote) for c in bound[claim_id] if c in cards]
-            others = [EvidenceText(card_id=c.card_id, text=c.quote) for c in cards.values() if c.card_id not in bound[claim_id]]
+            evidence = [EvidenceText.from_card(cards[c]) for c in bound[claim_id] if c in cards]
+            others = [EvidenceText.from_card(c) for c in cards.values() if c.card_id not in bound[claim_id]]
             record = verifier.check(claim_id, text, evidence, others)
             scores.append(ClaimScore(claim_id=claim_id, text=text, before=recorded.get(claim_id), after=record.verdict,
                                      reason=record.reason))

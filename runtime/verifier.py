@@ -24,6 +24,7 @@ from citeloop.runtime.alignment import Alignment, align, may_reach
 from citeloop.runtime.numbers import extract_numbers, numbers_match
 from citeloop.runtime.opposition import may_oppose, opposition
 from citeloop.runtime.polarity import is_negated
+from citeloop.runtime.subjects import same_subject, subject_of
 from citeloop.runtime.text import STOPWORDS, content_terms, term_overlap
 from citeloop.trajectories.models import EvidenceCard, Verdict, VerdictRecord
 from citeloop.runtime.registry import load_object
@@ -83,10 +84,13 @@ class EvidenceText(BaseModel):
     """The evidence card this text comes from."""
     text: str
     """The text to check against, normally the card's verbatim quote."""
+    title: str = ""
+    """The page the text comes from: what a sentence that opens with a pronoun is about
+    (`citeloop.runtime.subjects`); empty when unknown."""
 
     @classmethod
     def from_card(cls, card: EvidenceCard) -> EvidenceText:
-        return cls(card_id=card.card_id, text=card.quote)
+        return cls(card_id=card.card_id, text=card.quote, title=card.title)
 
 
 @runtime_checkable
@@ -186,10 +190,13 @@ class LexicalVerifier:
                     return opposed
         return None
 
-    def conflict(self, claim_text: str, evidence: EvidenceText) -> str | None:
+    def conflict(self, claim_text: str, evidence: EvidenceText, claim_title: str = "") -> str | None:
         """Why one text contradicts the claim, or None: `check` of the claim bound to
         `evidence` alone says `conflict` exactly when this gives a reason, and that reason.
-        The ledger asks it of every pair of cards of a sub-question and needs no more."""
+        The ledger asks it of every pair of cards of a sub-question and needs no more. A text
+        about another subject than the claim's (`claim_title`: the claim's page) never does."""
+        if not same_subject(subject_of(claim_text, claim_title), subject_of(evidence.text, evidence.title)):
+            return None
         if not evidence.text.strip() or not may_oppose(claim_text, evidence.text) \
                 or not may_reach(claim_text, evidence.text, self.config.conflict_overlap):
             return None
@@ -203,10 +210,14 @@ class LexicalVerifier:
     def _reverse(self, record: VerdictRecord, claim_text: str, evidence: list[EvidenceText],
                  others: Sequence[EvidenceText]) -> VerdictRecord:
         bound = {ev.card_id for ev in evidence}
+        subject = subject_of(claim_text, next((ev.title for ev in evidence if ev.title), ""))
         counters: list[str] = []
         reasons: list[str] = []
         for other in others:
+            # Only sentences about the same subject count: two films by one director, or two
+            # brothers, share most words and differ in their years (`citeloop.runtime.subjects`).
             if other.card_id in bound or other.card_id in counters or not other.text.strip() \
+                    or not same_subject(subject, subject_of(other.text, other.title)) \
                     or not may_oppose(claim_text, other.text) \
                     or not may_reach(claim_text, other.text, self.config.counter_overlap):
                 continue
@@ -232,12 +243,13 @@ class LexicalVerifier:
         })
 
 
-def conflict_reason(verifier: Verifier, claim_id: str, claim_text: str, evidence: EvidenceText) -> str | None:
+def conflict_reason(verifier: Verifier, claim_id: str, claim_text: str, evidence: EvidenceText,
+                    claim_title: str = "") -> str | None:
     """Why `evidence` alone contradicts the claim, by `verifier`'s check; None when it does
     not. The lexical verifier answers without building the verdict record (its own class
     only: a subclass may check otherwise)."""
     if type(verifier) is LexicalVerifier:
-        return verifier.conflict(claim_text, evidence)
+        return verifier.conflict(claim_text, evidence, claim_title)
     record = verifier.check(claim_id, claim_text, [evidence])
     return record.reason if record.verdict == "conflict" else None
 
