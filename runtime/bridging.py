@@ -283,7 +283,8 @@ def relation_terms(plan: Plan) -> set[str]:
 
 # "the son of A and B": by the convention of biographies the father is named first.
 # "born in Wolfratshausen to A and B" names them the same way.
-_PARENTS = re.compile(r"(?:\b(?:son|daughter|child|children|sons|daughters)\s+of\s+(?P<first>.+?)|\bborn\b[^.;()]*?\bto\s+"
+_PARENTS = re.compile(r"(?:\b(?:son|daughter|child|children|sons|daughters)\s+of\s+(?P<first>(?:(?!\s+and\s).)+?)|"
+                      r"\bborn\b[^.;()]*?\bto\s+"
                       r"(?P<born_first>[A-Z].+?))\s+and\s+(?:his\s+wife,?\s+|"
                       r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
 
@@ -297,6 +298,7 @@ def parents_named(quote: str) -> tuple[str, str] | None:
         return None
     # "the son of Francis Baring, 3rd Baron Ashburton (1800-1868), and ...": the name, not its dates
     first = re.sub(r"\s*\([^)]*\)", "", match.group("first") or match.group("born_first")).strip(" ,")
+    first = _without_description(first)
     second = match.group("second").strip(" ,")
     spans = [span for span in entity_spans(second) if not span.isdigit()]
     second = spans[0] if spans and second.startswith(spans[0]) else second  # "Elizabeth Dickens and was ..."
@@ -304,6 +306,22 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     if re.fullmatch(r"[A-Z][a-z]+", first) and len(words) >= 2 and all(w[:1].isupper() for w in words):
         first = f"{first} {words[-1]}"
     return first, second
+
+
+_NAME_WORD = re.compile(r"[A-Z0-9\W]|(?:of|the|de|du|von|van|la|le|del|der|di|da|y)$")
+
+
+def _without_description(name: str) -> str:
+    """A parent's name less what a comma adds about them: "Carlos, Duke of Madrid, Carlist
+    claimant to the throne of Spain" -> "Carlos, Duke of Madrid" (a title is capitalised, a
+    description has lower-case words)."""
+    parts = name.split(", ")
+    kept = [parts[0]]
+    for part in parts[1:]:
+        if not all(_NAME_WORD.match(w) for w in part.split()):
+            break
+        kept.append(part)
+    return ", ".join(kept)
 
 
 _CHILD_OF = re.compile(r"\b(?:son|daughter|child)\s+of\s+(?:the\s+)?(?P<name>[A-Z][^,.;()]*)")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 # relation -> words an article uses to express it (verb forms the stemmer does not join)
 RELATION_CUES: dict[str, tuple[str, ...]] = {
-    "father": ("father", "son", "daughter", "child", "born to"),
-    "mother": ("mother", "son", "daughter", "child", "born to"),
+    "father": ("father", "son", "daughter", "child"),
+    "mother": ("mother", "son", "daughter", "child"),
     "husband": ("husband", "married", "marriage", "wife", "spouse"),
     "wife": ("wife", "married", "marriage", "husband", "spouse"),
     "spouse": ("spouse", "married", "marriage", "wife", "husband"),

@@ -181,6 +181,13 @@ def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
      ("Ernest, Duke of Velm", "Ada Visconti")),
     ("She was born in 1900 to a poor family and moved to Paris.", None),
     ("He was a painter and a friend of the court.", None),
+    # "and" ends the first parent: "the niece of ..." is another relation, not a parent
+    ("She is the daughter of Gian Holm and the niece of Roman Holm and Sofia Holm.", None),
+    # what a comma adds about a parent is not the parent's name
+    ("She was the daughter of Carlos, Duke of Velm, claimant to the throne of Spain, and his wife Ada Visconti.",
+     ("Carlos, Duke of Velm", "Ada Visconti")),
+    ("He was the son of Francis Baring, 3rd Baron Velm (1800-1868), and Lady Ada Montagu.",
+     ("Francis Baring, 3rd Baron Velm", "Lady Ada Montagu")),
 ])
 def test_the_parents_of_a_biography_are_father_then_mother(quote: str, parents: tuple[str, str] | None) -> None:
     assert parents_named(quote) == parents
@@ -352,3 +359,22 @@ def test_the_directors_of_two_films_are_compared_by_their_own_country() -> None:
     assert [sq.search_query for sq in result.plan.sub_questions] == [
         "Gull Point director", "{sq1} country", "Tern Bay director", "{sq3} country"]
     assert result.report.answer.text == "no", result.report.answer
+
+
+def test_a_birth_date_is_no_sentence_about_a_father() -> None:
+    """"(born 15 November 1955)" names no parent: the father hop's claim is the sentence that
+    says "her father"."""
+    from citeloop.runtime.corpus import Corpus, Document
+    from citeloop.runtime.index import BM25Index
+    from citeloop.runtime.session import ResearchKit, run_research
+    from citeloop.trajectories.runfile import MemorySink
+    pages = {"Ilka Vend": "Ilka Vend (born 15 November 1955) is a Hungarian film director and screenwriter. "
+                          "She has directed eight films since 1989. "
+                          "Her father, Gyorgy Vend, was a geographer and economist.",
+             "Blue Lantern": "Blue Lantern is a 1994 Hungarian fantasy film written and directed by Ilka Vend.",
+             "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar."}
+    docs = [Document(id=f"d{i}", title=t, text=x) for i, (t, x) in enumerate(pages.items())]
+    corpus = Corpus(docs, source="test-father")
+    kit = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
+    answer = run_research("Who is the father of the director of film Blue Lantern?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == "Gyorgy Vend"
