@@ -13,6 +13,7 @@ search) stop the run without asking the policy and are recorded as `hard_limit` 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -66,6 +67,16 @@ def _named_in(entity: str, query: str) -> bool:
     without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
     words = " ".join(tokenize(entity))
     return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
+
+
+def _hop_entities(entities: list[str], query: str) -> list[str]:
+    """The plan's entities a hop's query names, less the words of another one's brackets:
+    "Illusions (1982 Film) director" is about "Illusions (1982 Film)" and "Illusions", not
+    about "Film" (which every film's page names) nor "1982"."""
+    named = [e for e in entities if _named_in(e, query)]
+    bracketed = {" ".join(tokenize(part)) for e in named for part in re.findall(r"\(([^)]*)\)", e)}
+    return [e for e in named
+            if not any(f" {' '.join(tokenize(e))} " in f" {part} " for part in bracketed)]
 
 
 @cache
@@ -122,7 +133,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
                 sq=sq,
                 status="blocked" if sq.depends_on else "pending",
                 query=None if sq.depends_on else sq.search_query,
-                entities=[e for e in plan.entities if _named_in(e, sq.search_query)],
+                entities=_hop_entities(plan.entities, sq.search_query),
             )
             for sq in plan.sub_questions
         }

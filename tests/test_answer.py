@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -382,3 +383,17 @@ def test_a_graduate_of_a_university_states_where_one_graduated_from() -> None:
     assert "studi" in relation, "articles say 'studied at' for 'graduated from'"
     assert states_kind("entity", question, relation, "He is a graduate of University of California, Los Angeles.")
     assert not states_kind("entity", question, relation, "He graduated with honours.")
+
+
+def test_a_word_in_an_options_brackets_does_not_make_every_page_about_it() -> None:
+    """"Illusions (1982 Film)": the hop is about Illusions, not about "Film", so the other
+    option's page ("... is a 2010 British comedy film ...") is not on its topic."""
+    from citeloop.runtime.bridging import names_entity
+    from citeloop.runtime.engine import _hop_entities
+    entities = ["Illusions (1982 Film)", "Afterlife Road", "Illusions", "1982", "Film"]
+    hop = _hop_entities(entities, "Illusions (1982 Film) director")
+    assert hop == ["Illusions (1982 Film)", "Illusions"]
+    other = SimpleNamespace(title="Afterlife Road",
+                            quote="Afterlife Road is a 2010 British comedy film directed by Gurinder Chadha.")
+    assert not names_entity(other, [e.lower() for e in hop])
+    assert names_entity(SimpleNamespace(title="Illusions (1982 film)", quote="It is a drama."), [e.lower() for e in hop])
