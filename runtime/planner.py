@@ -12,14 +12,28 @@ any search (seed 3.6); a plan that fails it is an error with reasons, never a si
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Protocol
 
 from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.countries import is_country_word
+from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
 from citeloop.runtime.relations import RelationPath, either_or_options, relation_path
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, regex, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
+
+
+@cache
+def _attribute_questions() -> dict[str, str]:
+    return dict(read_data_yaml("attribute_questions.yaml"))
+
+
+def attribute_question(attribute: str, subject: str) -> str:
+    """The sub-question that asks for an attribute of `subject`, as a person would ask it
+    (`runtime/data/attribute_questions.yaml`): "born" -> "When and where was X born?"."""
+    template = _attribute_questions().get(attribute)
+    return template.format(x=subject) if template else f"What does the corpus say about {subject}: {attribute}?"
 
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
 RELATIVE = re.compile(
@@ -162,12 +176,12 @@ class RulePlanner:
                 else:
                     words = "" if rel == "article" else f" {rel}"
                     query, subject, depends = f"{{{previous}}}{words}", f"{{{previous}}}", [previous]
-                asked = f"what is the {rel} of {subject}" if is_attribute else f"who or what is the {rel} of {subject}"
+                asked = attribute_question(rel, subject) if is_attribute else f"Who or what is the {rel} of {subject}?"
                 subs.append(SubQuestion(
                     need=self.settings.sources_needed,
                     id=sid,
                     axis=aid,
-                    question=asked[0].upper() + asked[1:] + "?",
+                    question=asked,
                     search_query=query,
                     stop_condition=f"one independent source about {subject} that states its {rel}",
                     depends_on=depends,

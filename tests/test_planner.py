@@ -193,3 +193,16 @@ def test_a_relation_word_inside_an_option_asks_no_relation() -> None:
     plan = RulePlanner().plan("Which film was released earlier, Jazz Boat or Her Husband's Trademark?")
     assert [sq.search_query for sq in plan.sub_questions] == ["Jazz Boat film released earlier",
                                                              "Her Husband's Trademark film released earlier"]
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Which film has the director who was born later, Illusions or Afterlife Road?", "When and where was {sq1} born?"),
+    ("Where was the place of death of the director of film Mera Lahoo?", "Where did {sq1} die?"),
+    ("Who is Frederick Dickens's father?", "What does the corpus say about {sq1}?"),
+])
+def test_a_sub_question_asking_an_attribute_reads_as_a_question(planner: RulePlanner, question: str, asked: str) -> None:
+    """No template leaks: "What is the born of {sq1}?" asked nothing a reader could follow."""
+    plan = planner.plan(question)
+    assert plan.sub_questions[1].question == asked
+    assert not any(" the born of" in s.question or "the place death" in s.question or "the article of" in s.question
+                   for s in plan.sub_questions)
