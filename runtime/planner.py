@@ -96,6 +96,21 @@ def asked_noun(text: str) -> str:
     return noun
 
 
+_BRIDGE_PHRASE = re.compile(
+    r"\b(?:a|an)\s+((?:[\w'&-]+\s+){0,4}?[\w'&-]+?)(?=\s+(?:\w+ed|born|known|written|made|run|held|built|sung|"
+    r"shot|set|in|of|by|from|for|with|on|at|whose|which|that|who|where)\b)")
+
+
+def after_bridge(text: str) -> str:
+    """What the question asks of the entity its named one leads to: the words after the last
+    "a ..." before the question word ("Kate Ramsay is a fictional character from an Australian
+    soap opera created by who?" -> "created by who?"); "" when no such phrase stands there."""
+    asked = ASKED.search(text)
+    end = asked.start() if asked else len(text)
+    phrases = [m for m in _BRIDGE_PHRASE.finditer(text) if m.end() <= end]
+    return text[phrases[-1].end():] if phrases else ""
+
+
 def _names(text: str) -> list[str]:
     """Named entities of a text, less a capitalised first word ("The state")."""
     return [e for e in entity_spans(text) if e.lower() not in STOPWORDS and not e.isdigit()]
@@ -375,6 +390,9 @@ class RulePlanner:
         """A question that asks more of its entity than one relation ("the pop band founded by
         one of the stars of X"): read about the entity, then about the name its evidence leads to."""
         anchor, relation, words = self._anchor(body, entities)
+        # The answer hop asks what follows the bridge ("an Australian soap opera [created by
+        # who]"), not the words that describe the entity it starts from.
+        asked_of_bridge = _words(after_bridge(body))
         subs = [
             SubQuestion(
                 need=self.settings.sources_needed,
@@ -390,7 +408,7 @@ class RulePlanner:
                 id="sq2",
                 axis="a2",
                 question=question,
-                search_query=f"{{sq1}} {relation}".strip(),
+                search_query=f"{{sq1}} {asked_of_bridge or relation}".strip(),
                 stop_condition="one independent source whose quote states the answer",
                 depends_on=["sq1"],
                 expected_claims=["States the answer to the question (given {sq1})"],

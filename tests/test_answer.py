@@ -397,3 +397,23 @@ def test_a_word_in_an_options_brackets_does_not_make_every_page_about_it() -> No
                             quote="Afterlife Road is a 2010 British comedy film directed by Gurinder Chadha.")
     assert not names_entity(other, [e.lower() for e in hop])
     assert names_entity(SimpleNamespace(title="Illusions (1982 film)", quote="It is a drama."), [e.lower() for e in hop])
+
+
+def test_the_answer_hop_asks_what_follows_the_bridge_not_what_describes_the_start() -> None:
+    """"... a fictional character from an Australian soap opera created by who?": the soap
+    opera's hop asks "created", so "Elly Conway is a fictional character from the Australian
+    soap opera ..." (every word of the question but that one) does not answer it."""
+    from citeloop.runtime.planner import RulePlanner, after_bridge
+    question = "Kate Ramsay is a fictional character from an Australian soap opera created by who?"
+    assert after_bridge(question).strip() == "created by who?"
+    assert after_bridge("Who directed Angel Eyes?") == ""
+    assert RulePlanner().plan(question).sub_questions[1].search_query == "{sq1} created"
+    answer = _answer(question, {
+        "Kate Ramsay": 'Kate Ramsay is a fictional character from the Australian soap opera "Neighbours", '
+                       "played by Ashleigh Brewer.",
+        "Neighbours": "Neighbours is an Australian television soap opera. It was first broadcast in 1985. "
+                      "It was created by TV executive Reg Watson.",
+        "Elly Conway": 'Elly Conway is a fictional character from the Australian soap opera "Neighbours", '
+                       "played by Jodi Anasta.",
+    })
+    assert answer.text == "Reg Watson"
