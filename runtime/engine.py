@@ -70,13 +70,20 @@ def _named_in(entity: str, query: str) -> bool:
 
 
 def _hop_entities(entities: list[str], query: str) -> list[str]:
-    """The plan's entities a hop's query names, less the words of another one's brackets:
-    "Illusions (1982 Film) director" is about "Illusions (1982 Film)" and "Illusions", not
-    about "Film" (which every film's page names) nor "1982"."""
+    """The plan's entities a hop's query names, less the pieces of a longer one: "Illusions
+    (1982 Film) director" is about "Illusions (1982 Film)" and "Illusions" (the name before
+    its brackets), not about "Film" (which every film's page names) nor "1982"; "Jump for
+    Glory director" is not about every jump."""
     named = [e for e in entities if _named_in(e, query)]
-    bracketed = {" ".join(tokenize(part)) for e in named for part in re.findall(r"\(([^)]*)\)", e)}
-    return [e for e in named
-            if not any(f" {' '.join(tokenize(e))} " in f" {part} " for part in bracketed)]
+    return [e for e in named if not any(_piece_of(e, other) for other in named)]
+
+
+def _piece_of(entity: str, other: str) -> bool:
+    """Is `entity` some words of the longer name `other`, but not `other` less its brackets?"""
+    words, whole = " ".join(tokenize(entity)), " ".join(tokenize(other))
+    if not words or words == whole or f" {words} " not in f" {whole} ":
+        return False
+    return words != " ".join(tokenize(re.sub(r"\s*\([^)]*\)", "", other)))
 
 
 @cache

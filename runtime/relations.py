@@ -69,7 +69,10 @@ KINSHIP: dict[str, list[str]] = {
 WORK_KINDS = r"(?:film|song|album|novel|book|play|series|show|single|opera|painting|the film|the song)"
 _RELATION_WORDS = sorted([*KINSHIP, *RELATION_CUES], key=len, reverse=True)
 _RELATION = r"(?P<rel>" + "|".join(re.escape(r) for r in _RELATION_WORDS) + r")"
-_CONNECTOR = r"(?:of|the|de|du|von|van|la|le|del|der|di|and)\b|&"
+# A short lower-case word inside a title ("Jump for Glory", "Rose in Bloom") joins the name
+# only when a capitalised word follows it.
+_CONNECTOR = (r"(?:of|the|de|du|von|van|la|le|del|der|di|and)\b|&"
+              r"|(?:for|in|on|to|a|an|with|at|from|by)\b(?=\s+[A-Z])")
 # A capital in any Latin, Greek or Cyrillic script ("Şalvar Davası", "Łódź"), or a digit.
 _CAPITAL = "A-Z0-9" + "".join(re.escape(c) for c in map(chr, range(0xC0, 0x530)) if c.isupper())
 _NAME = (r"(?P<name>(?:[" + _CAPITAL + r"][^\s?]*|\([^)]*\)|" + _CONNECTOR + r")"

@@ -378,3 +378,25 @@ def test_a_birth_date_is_no_sentence_about_a_father() -> None:
     kit = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
     answer = run_research("Who is the father of the director of film Blue Lantern?", kit, out_dir=None, sink=MemorySink())[0].report.answer
     assert answer.text == "Gyorgy Vend"
+
+
+@pytest.mark.parametrize(("question", "bases", "relations"), [
+    ("Who is the spouse of the director of Jump for Glory?", ["Jump for Glory"], ["director", "spouse"]),
+    ("Where was the place of death of the director of film Rose in Bloom?", ["Rose in Bloom"], ["director"]),
+    ("Who is the father of the director of film Magic Hunter?", ["Magic Hunter"], ["director", "father"]),
+])
+def test_a_short_lower_case_word_inside_a_title_keeps_the_title_whole(
+        question: str, bases: list[str], relations: list[str]) -> None:
+    from citeloop.runtime.relations import relation_path
+
+    path = relation_path(question)
+    assert path is not None and (path.bases, path.relations) == (bases, relations)
+
+
+def test_a_hop_is_not_about_the_pieces_of_a_longer_name() -> None:
+    """"Jump for Glory director": a card about a motorcycle jump is not on the hop's topic."""
+    from citeloop.runtime.engine import _hop_entities
+
+    assert _hop_entities(["Jump for Glory", "Jump", "Glory"], "Jump for Glory director") == ["Jump for Glory"]
+    assert _hop_entities(["Amy (2015 Film)", "Amy", "2015", "Film"], "Amy (2015 Film) director") == \
+        ["Amy (2015 Film)", "Amy"]
