@@ -198,6 +198,18 @@ def _after_place_word(sentence: str, name: str, before: re.Pattern[str] = _PLACE
     return False
 
 
+def is_office(name: str) -> bool:
+    """"Emperor of Austria", "President of Somalia": an office and where it is held, which names
+    no one (`runtime/data/offices.yaml`)."""
+    return _office_pattern().fullmatch(name) is not None
+
+
+@cache
+def _office_pattern() -> re.Pattern[str]:
+    words = "|".join(re.escape(w) for w in sorted(read_data_yaml("offices.yaml")["office_words"], key=len, reverse=True))
+    return re.compile(r"(?:the\s+)?(?:" + words + r")\s+of\s+.+", re.IGNORECASE)
+
+
 def asks_institution(question: str) -> bool:
     """"Where did she study / graduate from / work?" asks for an institution, not a place."""
     return has_phrase(question, ("where",)) and has_phrase(question, cues().institution_cues)
@@ -395,6 +407,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     continue  # "Charles I and IV" names no "IV"; "X (Jacques Jean Marie; born ...)" is X
                 if origin and not _is_country(name):
                     continue  # "What nationality is ...?" is answered by a country or its adjective
+                if is_office(name):
+                    continue  # "the last Emperor of Austria" names an office, not who held it
                 name, level = _place_level(quote, name, finds, place and not origin)
                 score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),

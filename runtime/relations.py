@@ -50,6 +50,8 @@ ATTRIBUTE_CUES: dict[str, tuple[str, ...]] = {
     "attend": ("studied", "graduated", "educated", "alumnus"),
     "work": ("employed", "professor", "lecturer", "editor", "correspondent", "joined"),
     "teach": ("taught", "professor", "lecturer"),
+    "charge": ("president", "leader", "head", "prime minister", "premier", "governor", "ruler", "chief minister",
+               "chancellor", "mayor"),
 }
 DEATH_WORDS = frozenset({"died", "death", "dead", "die", "dies"})
 LIFE_WORDS = DEATH_WORDS | {"born", "birth", "birthday", "older", "younger", "oldest", "youngest", "age"}

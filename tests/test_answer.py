@@ -417,3 +417,30 @@ def test_the_answer_hop_asks_what_follows_the_bridge_not_what_describes_the_star
                        "played by Jodi Anasta.",
     })
     assert answer.text == "Reg Watson"
+
+
+@pytest.mark.parametrize(("name", "office"), [
+    ("Emperor of Austria", True),
+    ("President of Somalia", True),
+    ("the Duke of Nassau", True),
+    ("Zita of Bourbon-Parma", False),
+    ("Ernest, Duke of Bavaria", False),  # a person, then the office
+])
+def test_an_office_names_no_one(name: str, office: bool) -> None:
+    from citeloop.runtime.answer_spans import is_office
+    assert is_office(name) is office
+
+
+def test_who_is_not_answered_by_an_office() -> None:
+    answer = _answer("Who is the paternal grandmother of Karl Velm?", {
+        "Karl Velm": "Karl Velm (born 1961) is an Austrian politician, the son of Otto Velm.",
+        "Otto Velm": "The eldest son of Franz Velm, the last Emperor of Austria and King of Hungary, and his wife, "
+                     "Zita of Bourbon-Parma, Otto Velm was born as third in line to the thrones.",
+    })
+    assert answer.text == "Zita of Bourbon-Parma"
+
+
+def test_in_charge_of_is_stated_with_an_office() -> None:
+    """"Who was in charge of Somalia?" is answered by "... elected X as the new President of Somalia"."""
+    from citeloop.runtime.bridging import relation_cue_terms
+    assert {"presid", "leader", "governor"} <= relation_cue_terms({"charg"})
