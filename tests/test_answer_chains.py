@@ -237,6 +237,10 @@ def test_a_parent_is_placed_by_the_sentence_that_names_it(quote: str, name: str,
     ("He was born in Indiana.", set()),  # "Indian" is no word of "Indiana"
     ("Michael Jordan played for Chicago.", set()),  # a country left to its adjective
     ("a Jordanian writer", {"Jordan"}),
+    ("Buyende is a town in the Eastern Region of Uganda.", {"Uganda"}),
+    ("She is a Somali-born writer.", {"Somalia"}),
+    ("Antara Mali is an Indian actress.", {"India"}),  # a name that is also a country's is left to its adjective
+    ("a Malian singer", {"Mali"}),
 ])
 def test_countries_are_named_by_their_adjectives_and_other_names(text: str, countries: set[str]) -> None:
     assert countries_named(text) == countries
