@@ -124,6 +124,9 @@ def _with_qualifiers(text: str, names: list[str]) -> list[str]:
     for name in names:
         if name in inside:
             continue
+        before = regex(r"(?<!\S)([A-Z0-9][\w'.-]*)\s*\(" + re.escape(name) + r"\)").search(text)
+        if before is not None and before.group(1) not in names:
+            name = before.group(1)  # "M3 (Band)": the splitter found the qualifier, not the name before it
         match = regex(re.escape(name) + r"\s*\(([^()]+)\)").search(text)
         if match is not None:
             inside |= set(_names(match.group(1))) | {t for t in match.group(1).split()}
@@ -252,7 +255,7 @@ class RulePlanner:
             sub_questions=subs,
             premises=[],
             assumptions=ASSUMPTIONS,
-            entities=entities,
+            entities=list(dict.fromkeys([*compared, *entities])),
         )
 
     def _bridge(self, question: str, body: str, entities: list[str]) -> Plan:

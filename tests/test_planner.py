@@ -206,3 +206,11 @@ def test_a_sub_question_asking_an_attribute_reads_as_a_question(planner: RulePla
     assert plan.sub_questions[1].question == asked
     assert not any(" the born of" in s.question or "the place death" in s.question or "the article of" in s.question
                    for s in plan.sub_questions)
+
+
+def test_a_one_word_name_before_its_qualifier_is_one_option(planner: RulePlanner) -> None:
+    """"M3 (Band)": the name splitter finds "Band" only; the option is the whole name."""
+    plan = planner.plan("Are the bands M3 (Band) and Cam-Pact, from the same country?")
+    assert [s.search_query.split(" bands")[0] for s in plan.sub_questions] == ["M3 (Band)", "Cam-Pact"]
+    # the options whole are the plan's entities, so a hop about "M3 (Band)" is not about every band
+    assert plan.entities[:2] == ["M3 (Band)", "Cam-Pact"]
