@@ -22,6 +22,7 @@ from citeloop.runtime.answer import answer_hops, answer_sentence_tests, find_ans
 from citeloop.runtime.audit import audit_report, mirror_problem
 from citeloop.runtime.claims import write_and_verify
 from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.injection import suspected
 from citeloop.runtime.intake import EvidenceIntake
@@ -75,7 +76,11 @@ def _hop_entities(entities: list[str], query: str) -> list[str]:
     its brackets), not about "Film" (which every film's page names) nor "1982"; "Jump for
     Glory director" is not about every jump."""
     named = [e for e in entities if _named_in(e, query)]
-    return [e for e in named if not any(_piece_of(e, other) for other in named)]
+    named = [e for e in named if not any(_piece_of(e, other) for other in named)]
+    # A year or a nationality ("1999", "American") is on every other page: it makes a hop's
+    # topic only when the hop names nothing else.
+    specific = [e for e in named if not e.isdigit() and not is_country_word(e)]
+    return specific or named
 
 
 def _piece_of(entity: str, other: str) -> bool:
