@@ -13,7 +13,6 @@ search) stop the run without asking the policy and are recorded as `hard_limit` 
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -22,7 +21,6 @@ from citeloop.runtime.answer import answer_hops, answer_sentence_tests, find_ans
 from citeloop.runtime.audit import audit_report, mirror_problem
 from citeloop.runtime.claims import write_and_verify
 from citeloop.runtime.config import ResearchConfig
-from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.injection import suspected
 from citeloop.runtime.intake import EvidenceIntake
@@ -31,7 +29,7 @@ from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
 from citeloop.runtime.bridging import is_namesake, names_entity, names_title
 from citeloop.runtime.recorder import Recorder
-from citeloop.runtime.subq_state import SubQuestionState
+from citeloop.runtime.subq_state import SubQuestionState, hop_entities
 from citeloop.runtime.report import SubQuestionOutcome, build_report
 from citeloop.runtime.text import content_terms, fold_accents, tokenize
 from citeloop.runtime.tools import ReadTool, SearchTool, search_with_retry
@@ -61,34 +59,6 @@ class RunResult:
     report: Report
     outcome: RunOutcome
     plan: Plan
-
-
-def _named_in(entity: str, query: str) -> bool:
-    """Does the search query name the entity? Compared word by word: a query is written
-    without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
-    words = " ".join(tokenize(entity))
-    return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
-
-
-def _hop_entities(entities: list[str], query: str) -> list[str]:
-    """The plan's entities a hop's query names, less the pieces of a longer one: "Illusions
-    (1982 Film) director" is about "Illusions (1982 Film)" and "Illusions" (the name before
-    its brackets), not about "Film" (which every film's page names) nor "1982"; "Jump for
-    Glory director" is not about every jump."""
-    named = [e for e in entities if _named_in(e, query)]
-    named = [e for e in named if not any(_piece_of(e, other) for other in named)]
-    # A year or a nationality ("1999", "American") is on every other page: it makes a hop's
-    # topic only when the hop names nothing else.
-    specific = [e for e in named if not e.isdigit() and not is_country_word(e)]
-    return specific or named
-
-
-def _piece_of(entity: str, other: str) -> bool:
-    """Is `entity` some words of the longer name `other`, but not `other` less its brackets?"""
-    words, whole = " ".join(tokenize(entity)), " ".join(tokenize(other))
-    if not words or words == whole or f" {words} " not in f" {whole} ":
-        return False
-    return words != " ".join(tokenize(re.sub(r"\s*\([^)]*\)", "", other)))
 
 
 @cache
@@ -145,7 +115,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
                 sq=sq,
                 status="blocked" if sq.depends_on else "pending",
                 query=None if sq.depends_on else sq.search_query,
-                entities=_hop_entities(plan.entities, sq.search_query),
+                entities=hop_entities(plan.entities, sq.search_query),
             )
             for sq in plan.sub_questions
         }

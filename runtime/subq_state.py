@@ -3,8 +3,11 @@ dependencies' slots filled in), the entities it is about, and what it has spent.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from citeloop.runtime.countries import is_country_word
+from citeloop.runtime.text import tokenize
 from citeloop.trajectories.models import SubQuestion
 
 
@@ -23,3 +26,31 @@ class SubQuestionState:
     leads: list[str] = field(default_factory=list)
     """Bridge candidates not yet followed, best first: when the hop fails with the entity it
     follows, the next one becomes its entity (a new angle within the same budget)."""
+
+
+def _named_in(entity: str, query: str) -> bool:
+    """Does the search query name the entity? Compared word by word: a query is written
+    without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
+    words = " ".join(tokenize(entity))
+    return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
+
+
+def hop_entities(entities: list[str], query: str) -> list[str]:
+    """The plan's entities a hop's query names, less the pieces of a longer one: "Illusions
+    (1982 Film) director" is about "Illusions (1982 Film)" and "Illusions" (the name before
+    its brackets), not about "Film" (which every film's page names) nor "1982"; "Jump for
+    Glory director" is not about every jump."""
+    named = [e for e in entities if _named_in(e, query)]
+    named = [e for e in named if not any(_piece_of(e, other) for other in named)]
+    # A year or a nationality ("1999", "American") is on every other page: it makes a hop's
+    # topic only when the hop names nothing else.
+    specific = [e for e in named if not e.isdigit() and not is_country_word(e)]
+    return specific or named
+
+
+def _piece_of(entity: str, other: str) -> bool:
+    """Is `entity` some words of the longer name `other`, but not `other` less its brackets?"""
+    words, whole = " ".join(tokenize(entity)), " ".join(tokenize(other))
+    if not words or words == whole or f" {words} " not in f" {whole} ":
+        return False
+    return words != " ".join(tokenize(re.sub(r"\s*\([^)]*\)", "", other)))

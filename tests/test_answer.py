@@ -389,9 +389,9 @@ def test_a_word_in_an_options_brackets_does_not_make_every_page_about_it() -> No
     """"Illusions (1982 Film)": the hop is about Illusions, not about "Film", so the other
     option's page ("... is a 2010 British comedy film ...") is not on its topic."""
     from citeloop.runtime.bridging import names_entity
-    from citeloop.runtime.engine import _hop_entities
+    from citeloop.runtime.subq_state import hop_entities
     entities = ["Illusions (1982 Film)", "Afterlife Road", "Illusions", "1982", "Film"]
-    hop = _hop_entities(entities, "Illusions (1982 Film) director")
+    hop = hop_entities(entities, "Illusions (1982 Film) director")
     assert hop == ["Illusions (1982 Film)", "Illusions"]
     other = SimpleNamespace(title="Afterlife Road",
                             quote="Afterlife Road is a 2010 British comedy film directed by Gurinder Chadha.")

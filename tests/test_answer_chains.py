@@ -399,19 +399,19 @@ def test_a_short_lower_case_word_inside_a_title_keeps_the_title_whole(
 
 def test_a_hop_is_not_about_the_pieces_of_a_longer_name() -> None:
     """"Jump for Glory director": a card about a motorcycle jump is not on the hop's topic."""
-    from citeloop.runtime.engine import _hop_entities
+    from citeloop.runtime.subq_state import hop_entities
 
-    assert _hop_entities(["Jump for Glory", "Jump", "Glory"], "Jump for Glory director") == ["Jump for Glory"]
-    assert _hop_entities(["Amy (2015 Film)", "Amy", "2015", "Film"], "Amy (2015 Film) director") == \
+    assert hop_entities(["Jump for Glory", "Jump", "Glory"], "Jump for Glory director") == ["Jump for Glory"]
+    assert hop_entities(["Amy (2015 Film)", "Amy", "2015", "Film"], "Amy (2015 Film) director") == \
         ["Amy (2015 Film)", "Amy"]
 
 
 def test_a_year_or_a_nationality_is_a_hops_topic_only_when_it_names_nothing_else() -> None:
     """"Which singer is American, Mark King or Nick Hexum?": every American's page names
     "American"; the hop about Mark King is about Mark King."""
-    from citeloop.runtime.engine import _hop_entities
+    from citeloop.runtime.subq_state import hop_entities
 
-    assert _hop_entities(["Mark King", "Nick Hexum", "American"], "Mark King American singer") == ["Mark King"]
-    assert _hop_entities(["Drivers' Championship", "1999"], "1999 Drivers' Championship runner-up") == \
+    assert hop_entities(["Mark King", "Nick Hexum", "American"], "Mark King American singer") == ["Mark King"]
+    assert hop_entities(["Drivers' Championship", "1999"], "1999 Drivers' Championship runner-up") == \
         ["Drivers' Championship"]
-    assert _hop_entities(["1999"], "1999 runner-up") == ["1999"]
+    assert hop_entities(["1999"], "1999 runner-up") == ["1999"]

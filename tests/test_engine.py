@@ -11,7 +11,8 @@ import pytest
 
 from citeloop.runtime.config import PlannerSettings, ResearchConfig, load_config
 from citeloop.runtime.corpus import Corpus, Document, load_corpus
-from citeloop.runtime.engine import RunResult, _named_in
+from citeloop.runtime.engine import RunResult
+from citeloop.runtime.subq_state import _named_in
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.runtime.tools import CorpusReadTool, CorpusSearchTool, FaultInjectingReadTool, FaultInjectingSearchTool
