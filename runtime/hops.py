@@ -10,7 +10,7 @@ one expansion sub-question about a related entity its reading surfaced.
 
 from __future__ import annotations
 
-from citeloop.runtime.bridging import names_title, rank_bridge_candidates, rank_bridge_evidence
+from citeloop.runtime.bridging import names_title, parents_named, rank_bridge_candidates, rank_bridge_evidence
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import fold_accents, tokenize
@@ -168,6 +168,26 @@ class HopResolution:
                       choice=index, policy=self.policies.follow.ref, reason=choice.reason)
         return list(options[index].names)
 
+    def _other_parent(self, dep: str) -> set[str]:
+        """When hop `dep` asks for one parent, the names its evidence places in the other
+        parent's place ("Elizabeth Dickens" of "the son of John and Elizabeth Dickens" for a
+        father), and the asked parent's bare first name ("John", which that sentence names
+        "John Dickens"): a page found for one of them confirms no bridge."""
+        words = set(tokenize(SLOT.sub(" ", self.states[dep].sq.search_query)))
+        parent = "father" if "father" in words and "mother" not in words else \
+            "mother" if "mother" in words and "father" not in words else None
+        if parent is None:
+            return set()
+        out: set[str] = set()
+        for card in self._on_topic_cards(dep):
+            parents = parents_named(card.quote)
+            if parents is not None:
+                out.add(parents[1] if parent == "father" else parents[0])
+                # "John" of "the son of John and Elizabeth Dickens" is "John Dickens"
+                asked = parents[0] if parent == "father" else parents[1]
+                out |= {asked.rsplit(" ", 1)[0]} if " " in asked else set()
+        return out
+
     def _confirm_bridge(self, state: SubQuestionState) -> None:
         """Once a dependent hop has evidence, the candidate that evidence names is the bridge:
         first the best-ranked candidate whose own article the hop read, else the candidate the
@@ -179,13 +199,16 @@ class HopResolution:
         dep = state.sq.depends_on[0]
         cards = self._usable_cards(state.sq.id)
         titles = {fold_accents(card.title) for card in cards}
+        other_parent = self._other_parent(dep)
         for name in state.entities:
+            if name in other_parent:
+                continue  # "the son of John and Elizabeth Dickens": the hop asked for the father
             if any(names_title(title, {fold_accents(name).lower()}) for title in titles):
                 self.resolved[dep] = name
                 return
         for card in sorted(cards, key=lambda c: -c.grade.relevance):
             text = fold_accents(f"{card.title} {card.quote}").lower()
-            named = [e for e in state.entities if fold_accents(e).lower() in text]
+            named = [e for e in state.entities if fold_accents(e).lower() in text and e not in other_parent]
             if named:
                 self.resolved[dep] = named[0]
                 return

@@ -145,11 +145,17 @@ def test_a_page_of_the_same_name_with_another_qualifier_is_a_namesake(title: str
 class _Hops(HopResolution):
     """Just enough run state for `_confirm_bridge`: the hop's usable cards and the resolutions."""
 
-    def __init__(self, cards: list) -> None:
-        self.cards, self.resolved = cards, {}
+    def __init__(self, cards: list, father_hop: list | None = None) -> None:
+        self.cards, self.resolved, self.father_hop = cards, {}, father_hop or []
+        sq1 = SubQuestion(id="sq1", axis="a1", question="Who was the father?", search_query="Hermann father",
+                          stop_condition="one source")
+        self.states = {"sq1": SubQuestionState(sq=sq1, status="satisfied", query="Hermann father", entities=[])}
 
     def _usable_cards(self, sid: str) -> list:
         return self.cards
+
+    def _on_topic_cards(self, sid: str) -> list:
+        return self.father_hop  # the cards of the hop that asked for the father (sq1)
 
 
 def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
@@ -169,6 +175,11 @@ def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
     hops = _Hops([passing])  # without the leader's article, the card that names a candidate decides
     hops._confirm_bridge(state)
     assert hops.resolved == {"sq1": "Otto"}
+    # ... unless the father hop's own evidence puts that candidate in the mother's place
+    parents = card("c3", "Hermann was the son of Louis the Junker and Otto.", doc_id="d3", subq="sq1")
+    hops = _Hops([passing], father_hop=[parents])
+    hops._confirm_bridge(state)
+    assert hops.resolved == {}
 
 
 @pytest.mark.parametrize(("quote", "parents"), [
@@ -415,3 +426,22 @@ def test_a_year_or_a_nationality_is_a_hops_topic_only_when_it_names_nothing_else
     assert hop_entities(["Drivers' Championship", "1999"], "1999 Drivers' Championship runner-up") == \
         ["Drivers' Championship"]
     assert hop_entities(["1999"], "1999 runner-up") == ["1999"]
+
+
+def test_a_page_found_for_the_other_parent_confirms_no_father() -> None:
+    """"the son of John and Elizabeth Velm": the corpus has Elizabeth's page and not John's;
+    finding her page does not make her the father, nor is the father the bare "John"."""
+    from citeloop.runtime.corpus import Corpus, Document
+    from citeloop.runtime.index import BM25Index
+    from citeloop.runtime.session import ResearchKit, run_research
+    from citeloop.trajectories.runfile import MemorySink
+    pages = {"Frederick Velm": "Frederick Velm (4 July 1820 – 20 October 1868) was the son of John and Elizabeth "
+                               "Velm and was a clerk in London.",
+             "Elizabeth Velm": "Elizabeth Velm (21 December 1789 – 13 September 1863) was the wife of John Velm "
+                               "and the mother of the clerk Frederick Velm.",
+             "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar."}
+    docs = [Document(id=f"d{i}", title=t, text=x) for i, (t, x) in enumerate(pages.items())]
+    corpus = Corpus(docs, source="test-other-parent")
+    kit = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
+    answer = run_research("Who is Frederick Velm's father?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    assert answer.text == "John Velm"
