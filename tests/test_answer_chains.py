@@ -379,19 +379,10 @@ def test_the_directors_of_two_films_are_compared_by_their_own_country() -> None:
 def test_a_birth_date_is_no_sentence_about_a_father() -> None:
     """"(born 15 November 1955)" names no parent: the father hop's claim is the sentence that
     says "her father"."""
-    from citeloop.runtime.corpus import Corpus, Document
-    from citeloop.runtime.index import BM25Index
-    from citeloop.runtime.session import ResearchKit, run_research
-    from citeloop.trajectories.runfile import MemorySink
-    pages = {"Ilka Vend": "Ilka Vend (born 15 November 1955) is a Hungarian film director and screenwriter. "
-                          "She has directed eight films since 1989. "
-                          "Her father, Gyorgy Vend, was a geographer and economist.",
-             "Blue Lantern": "Blue Lantern is a 1994 Hungarian fantasy film written and directed by Ilka Vend.",
-             "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar."}
-    docs = [Document(id=f"d{i}", title=t, text=x) for i, (t, x) in enumerate(pages.items())]
-    corpus = Corpus(docs, source="test-father")
-    kit = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
-    answer = run_research("Who is the father of the director of film Blue Lantern?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    answer = _answer_over("Who is the father of the director of film Blue Lantern?", {
+        "Ilka Vend": "Ilka Vend (born 15 November 1955) is a Hungarian film director and screenwriter. "
+                     "She has directed eight films since 1989. Her father, Gyorgy Vend, was a geographer and economist.",
+        "Blue Lantern": "Blue Lantern is a 1994 Hungarian fantasy film written and directed by Ilka Vend."})
     assert answer.text == "Gyorgy Vend"
 
 
@@ -431,17 +422,15 @@ def test_a_year_or_a_nationality_is_a_hops_topic_only_when_it_names_nothing_else
 def test_a_page_found_for_the_other_parent_confirms_no_father() -> None:
     """"the son of John and Elizabeth Velm": the corpus has Elizabeth's page and not John's;
     finding her page does not make her the father, nor is the father the bare "John"."""
-    from citeloop.runtime.corpus import Corpus, Document
-    from citeloop.runtime.index import BM25Index
-    from citeloop.runtime.session import ResearchKit, run_research
-    from citeloop.trajectories.runfile import MemorySink
-    pages = {"Frederick Velm": "Frederick Velm (4 July 1820 – 20 October 1868) was the son of John and Elizabeth "
-                               "Velm and was a clerk in London.",
-             "Elizabeth Velm": "Elizabeth Velm (21 December 1789 – 13 September 1863) was the wife of John Velm "
-                               "and the mother of the clerk Frederick Velm.",
-             "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar."}
-    docs = [Document(id=f"d{i}", title=t, text=x) for i, (t, x) in enumerate(pages.items())]
-    corpus = Corpus(docs, source="test-other-parent")
-    kit = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
-    answer = run_research("Who is Frederick Velm's father?", kit, out_dir=None, sink=MemorySink())[0].report.answer
+    answer = _answer_over("Who is Frederick Velm's father?", {
+        "Frederick Velm": "Frederick Velm (4 July 1820 – 20 October 1868) was the son of John and Elizabeth Velm "
+                          "and was a clerk in London.",
+        "Elizabeth Velm": "Elizabeth Velm (21 December 1789 – 13 September 1863) was the wife of John Velm and the "
+                          "mother of the clerk Frederick Velm."})
     assert answer.text == "John Velm"
+
+
+def _answer_over(question: str, pages: dict[str, str]):  # noqa: ANN202
+    """The short answer of researching `question` over `pages` and one unrelated page."""
+    granite = {"Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar."}
+    return run_research(question, _kit({**pages, **granite}), out_dir=None, sink=MemorySink())[0].report.answer
