@@ -179,7 +179,8 @@ _PLACE_BEFORE = re.compile(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+
 """What stands right before a place named after a place word (`_after_place_word`)."""
 
 
-_INSTITUTION_BEFORE = re.compile(r"\b(?:at|of|from|for)\s+(?:the\s+)?$")
+INSTITUTION_WORDS = r"(?:at|of|from|for)"
+_INSTITUTION_BEFORE = re.compile(r"\b" + INSTITUTION_WORDS + r"\s+(?:the\s+)?$")
 """What stands right before an institution that answers "where did she study": "a graduate of",
 "studied at", "a correspondent for the"."""
 
@@ -206,7 +207,8 @@ def is_office(name: str) -> bool:
 
 @cache
 def _office_pattern() -> re.Pattern[str]:
-    words = "|".join(re.escape(w) for w in sorted(read_data_yaml("offices.yaml")["office_words"], key=len, reverse=True))
+    offices = sorted(read_data_yaml("offices.yaml")["office_words"], key=len, reverse=True)
+    words = "|".join(re.escape(w) for w in offices)
     return re.compile(r"(?:the\s+)?(?:" + words + r")\s+of\s+.+", re.IGNORECASE)
 
 
@@ -256,7 +258,7 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
     if kind == "number":
         return bool(number_mentions(quote))
     if kind == "entity" and asks_institution(question):
-        return re.search(r"\b(?:at|of|from|for)\s+(?:the\s+)?[A-Z]", quote) is not None
+        return re.search(r"\b" + INSTITUTION_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
     if kind == "entity" and has_phrase(question, cues().place_cues):
         return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
     return True

@@ -17,7 +17,16 @@ from functools import cache
 from citeloop.runtime.memo import memo
 from citeloop.runtime.plan_gate import SLOT
 from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
-from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, first_term, fold_accents, regex, tokenize
+from citeloop.runtime.text import (
+    NAME_PARTICLES,
+    STOPWORDS,
+    content_terms,
+    entity_spans,
+    first_term,
+    fold_accents,
+    regex,
+    tokenize,
+)
 from citeloop.trajectories.models import EvidenceCard, Plan
 
 CALENDAR_WORDS = frozenset(
@@ -308,7 +317,7 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     return first, second
 
 
-_NAME_WORD = re.compile(r"[A-Z0-9\W]|(?:of|the|de|du|von|van|la|le|del|der|di|da|y)$")
+_NAME_WORD = re.compile(r"[A-Z0-9\W]|(?:" + "|".join(sorted(NAME_PARTICLES)) + r")$")
 
 
 def _without_description(name: str) -> str:

@@ -10,6 +10,7 @@ one expansion sub-question about a related entity its reading surfaced.
 
 from __future__ import annotations
 
+from citeloop.runtime.answer_spans import asked_parent
 from citeloop.runtime.bridging import names_title, parents_named, rank_bridge_candidates, rank_bridge_evidence
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.subq_state import SubQuestionState
@@ -173,9 +174,7 @@ class HopResolution:
         parent's place ("Elizabeth Dickens" of "the son of John and Elizabeth Dickens" for a
         father), and the asked parent's bare first name ("John", which that sentence names
         "John Dickens"): a page found for one of them confirms no bridge."""
-        words = set(tokenize(SLOT.sub(" ", self.states[dep].sq.search_query)))
-        parent = "father" if "father" in words and "mother" not in words else \
-            "mother" if "mother" in words and "father" not in words else None
+        parent = asked_parent(SLOT.sub(" ", self.states[dep].sq.search_query))
         if parent is None:
             return set()
         out: set[str] = set()

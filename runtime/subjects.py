@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from citeloop.runtime.text import fold_accents, tokenize
+from citeloop.runtime.text import NAME_PARTICLES, fold_accents, tokenize
 
 # The words before the first bracket, comma, colon or "is/was": "Humphrey Napier Sturt, ..."
 _OPENING = re.compile(r"^\W*(?:The\s+)?(?P<name>[A-Z][^(),;:]*?)\s*(?:\(|（|,|;|:|\s(?:is|was|are|were|has|had)\s)")
-_CONNECTORS = frozenset({"of", "the", "de", "du", "von", "van", "la", "le", "del", "der", "di", "and", "da", "y"})
+_CONNECTORS = NAME_PARTICLES | {"and"}
 _NOT_NAMES = frozenset({"it", "he", "she", "they", "this", "these", "that", "there", "his", "her", "its",
                         "their", "in", "on", "at", "after", "before", "during", "a", "an", "as", "when",
                         "while", "from", "by", "since", "following", "however", "although"})

@@ -164,6 +164,9 @@ def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
 # Lowercase words allowed inside a name ("Bank of America", "Ludwig van Beethoven").
 # "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
 CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "la", "von", "van", "du", "der", "di"})
+# The same and a few more that stand inside a name once it is known to be one ("Carlos, Duke of
+# Madrid", "Francisco de la Torre y Lopez"), though they do not start a run of name words.
+NAME_PARTICLES: frozenset[str] = CONNECTORS | {"le", "del", "da", "y"}
 # Abbreviations a name goes on after ("St. Louis", "Ft. Worth", "Dr. Dre").
 NAME_ABBREVIATIONS: frozenset[str] = frozenset({"St", "Ste", "Mt", "Ft", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr"})
 
