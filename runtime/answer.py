@@ -25,7 +25,7 @@ spans and the cue words are `citeloop.runtime.answer_spans`'.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and states_kind are part of this API
@@ -102,18 +102,23 @@ class ReportEvidence:
 
     claims: dict[str, list[ReportClaim]]
     cards: dict[str, EvidenceCard]
+    read_titles: frozenset[str] = frozenset()
+    """Titles of every page the run read, cited or not."""
 
     @classmethod
-    def of(cls, report: Report, claim_subq: dict[str, str]) -> ReportEvidence:
+    def of(cls, report: Report, claim_subq: dict[str, str], read_titles: Iterable[str] = ()) -> ReportEvidence:
         claims: dict[str, list[ReportClaim]] = {}
         for section in report.sections:
             for claim in section.claims:
                 if claim.verdict in ("entail", "partial") and claim.claim_id in claim_subq:
                     claims.setdefault(claim_subq[claim.claim_id], []).append(claim)
-        return cls(claims, {c.card_id: c for c in report.evidence})
+        return cls(claims, {c.card_id: c for c in report.evidence}, frozenset(read_titles))
 
     def titles(self) -> set[str]:
-        return {card.title.split(" (")[0] for card in self.cards.values()}
+        """Short titles of the pages read (a name a cited sentence gives in part grows to one:
+        "the DeCavalcante crime family of Newark" names the page "DeCavalcante crime family",
+        read in the run though the report cites another)."""
+        return {title.split(" (")[0] for title in [*self.read_titles, *(c.title for c in self.cards.values())]}
 
     def described(self) -> dict[str, list[str]]:
         """Short page title -> the quotes of its cards (what its own article says it is)."""
@@ -139,7 +144,7 @@ class ReportEvidence:
                 return not cards or any(not names_title(fold_accents(card.title), others)
                                         or own in fold_accents(card.quote).lower() for card in cards)
             claims[sid] = [c for c in self.claims.get(sid, []) if about(c)]
-        return ReportEvidence(claims, self.cards)
+        return ReportEvidence(claims, self.cards, self.read_titles)
 
     def sentences(self, sid: str) -> list[tuple[ReportClaim, EvidenceCard]]:
         return [(c, self.cards[cid]) for c in self.claims.get(sid, []) for cid in c.citations if cid in self.cards]
@@ -207,10 +212,11 @@ ConfidenceOf = Callable[[list[str]], str]
 
 
 def find_answer(plan: Plan, report: Report, claim_subq: dict[str, str], statuses: dict[str, str],
-                resolved: dict[str, str], confidence: ConfidenceOf) -> Answer:
-    """The report's short answer, from its surviving claims (see the module docstring)."""
+                resolved: dict[str, str], confidence: ConfidenceOf, read_titles: Iterable[str] = ()) -> Answer:
+    """The report's short answer, from its surviving claims (see the module docstring);
+    `read_titles`: the titles of the pages the run read."""
     kind = answer_kind(plan.question, plan)
-    evidence = ReportEvidence.of(report, claim_subq)
+    evidence = ReportEvidence.of(report, claim_subq, read_titles)
     options = option_hops(plan)
     if kind in ("choice", "yes_no") and len(options) >= 2:
         named = question_options(plan.question)

@@ -369,7 +369,9 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     `finds`: the word for what the question asks ("station"), next to which the answer stands
     or which its own article's cards (`described`) call it; `parent`: the parent the hop asks
     for (`asked_parent`), whose place in "the son of A and B" counts."""
-    question_tokens = set(tokenize(question))
+    # The words for what is asked do not make a name the question's own subject: "what crime
+    # family" is answered by "DeCavalcante crime family", "what county" by "Avery County".
+    question_tokens = set(tokenize(question)) - set(tokenize(finds))
     role = asked_life(question)
     found: dict[str, Found] = {}
     for rank, (claim, card) in enumerate(sentences):

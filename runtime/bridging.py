@@ -359,8 +359,14 @@ def parent_bonus(quote: str, name: str, parent: str | None) -> float:
 
 def kind_nearness(quote: str, name: str, finds: str) -> float:
     """How close the name stands to the word for what the hop looks for: "the television
-    series "Charmed"" is a series, "Lifetime's "Army Wives"" is not said to be one."""
-    return proximity(quote, name, set(content_terms(finds))) if finds else 0.0
+    series "Charmed"" is a series, "Lifetime's "Army Wives"" is not said to be one. A name
+    that ends with that word is one by its name ("Avery County", "DeCavalcante crime family")."""
+    if not finds:
+        return 0.0
+    kind, own = content_terms(finds), content_terms(name)
+    if kind and len(own) > len(kind) and own[-len(kind):] == kind:
+        return 1.0
+    return proximity(quote, name, set(kind))
 
 
 def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from citeloop.runtime.answer_spans import asked_parent
 from citeloop.runtime.bridging import names_title, parents_named, rank_bridge_candidates, rank_bridge_evidence
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.subq_state import SubQuestionState
+from citeloop.runtime.subq_state import SubQuestionState, specific_topic
 from citeloop.runtime.text import fold_accents, tokenize
 from citeloop.trajectories.events import DeadEnd, FollowCandidate, FollowDecision, FollowState, SubQuestionAdded
 from citeloop.trajectories.models import EvidenceCard, SubQuestion
@@ -141,7 +141,7 @@ class HopResolution:
                         state.leads = [n for n in names if n not in followed] if len(followed) == 1 else followed[1:]
                 query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
                 state.query = " ".join(query.split())
-                state.entities = list(dict.fromkeys([*candidates, *state.entities]))
+                state.entities = specific_topic(list(dict.fromkeys([*candidates, *state.entities])))
                 self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
 
     def _bridge_evidence(self, sid: str) -> list[tuple[str, float, EvidenceCard]]:

@@ -31,8 +31,17 @@ class SubQuestionState:
 def _named_in(entity: str, query: str) -> bool:
     """Does the search query name the entity? Compared word by word: a query is written
     without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
-    words = " ".join(tokenize(entity))
-    return bool(words) and f" {words} " in f" {' '.join(tokenize(query))} "
+    words = _bare_words(entity)
+    return bool(words) and f" {words} " in f" {_bare_words(query)} "
+
+
+def _bare_words(text: str) -> str:
+    return " ".join(_POSSESSIVE.sub("", t) for t in tokenize(text))
+
+
+_POSSESSIVE = re.compile(r"'s?$")
+"""A possessive ending, left out on both sides: "grace krilanovich's first novel" names "Grace
+Krilanovich", and "everybody's hobby director" still names "Everybody's Hobby"."""
 
 
 def hop_entities(entities: list[str], query: str) -> list[str]:
@@ -41,11 +50,15 @@ def hop_entities(entities: list[str], query: str) -> list[str]:
     its brackets), not about "Film" (which every film's page names) nor "1982"; "Jump for
     Glory director" is not about every jump."""
     named = [e for e in entities if _named_in(e, query)]
-    named = [e for e in named if not any(_piece_of(e, other) for other in named)]
-    # A year or a nationality ("1999", "American") is on every other page: it makes a hop's
-    # topic only when the hop names nothing else.
-    specific = [e for e in named if not e.isdigit() and not is_country_word(e)]
-    return specific or named
+    return specific_topic([e for e in named if not any(_piece_of(e, other) for other in named)])
+
+
+def specific_topic(entities: list[str]) -> list[str]:
+    """A year or a nationality ("1999", "American") is on every other page: it makes a hop's
+    topic only when the hop names nothing else. Also when a hop's bridge names arrive: "{sq1}
+    founded 2005" was about 2005 until the publisher's name filled its slot."""
+    specific = [e for e in entities if not e.isdigit() and not is_country_word(e)]
+    return specific or entities
 
 
 def _piece_of(entity: str, other: str) -> bool:

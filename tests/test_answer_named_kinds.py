@@ -1,0 +1,54 @@
+"""A hop's topic and an answer named by its kind: a possessive still names a hop's entity; a
+year stops being a hop's topic once a bridge name fills its slot; a name that ends with the
+word for what is asked ("Vescaro crime family", "Avery County") is one of those, grown from
+the page title the run read.
+
+The corpora are hand-made: the expected answers are read off the page text."""
+
+from __future__ import annotations
+
+from test_answer import _answer
+
+from citeloop.runtime.bridging import kind_nearness
+from citeloop.runtime.subq_state import hop_entities
+
+
+def test_a_possessive_in_the_query_still_names_the_entity() -> None:
+    assert hop_entities(["Mara Quint", "2005"], "mara quint's first novel published house") == ["Mara Quint"]
+    # and a title with a possessive of its own is still named by a query that writes it so
+    assert hop_entities(["Everybody's Hobby"], "everybody's hobby director") == ["Everybody's Hobby"]
+
+
+def test_a_name_ending_with_the_asked_word_is_of_that_kind() -> None:
+    quote = "Dorran County lies east of the river; the town is the seat of Avery County."
+    assert kind_nearness(quote, "Avery County", "county") == 1.0
+    assert kind_nearness(quote, "County", "county") < 1.0  # the word alone names nothing
+
+
+def test_a_year_is_no_longer_the_answer_hops_topic_once_the_bridge_is_named() -> None:
+    """"{sq1} founded 2005 based": before the publisher is found the hop is about 2005; after,
+    a dance company founded in 2005 is not about the publisher and does not answer."""
+    answer = _answer(
+        "Mara Quint's first novel was published by an independent publishing house that was founded in 2005, "
+        "and is based where?", {
+            "Mara Quint": "Mara Quint is a novelist. Her first novel, \"Salt Fields\" was published by Two Kettle "
+                          "Press in 2010.",
+            "Two Kettle Press": "Two Kettle Press is an independent publishing house based in Dunmore, Ohio. "
+                                "It was founded in 2005.",
+            "Blue Step Dance": "Blue Step Dance is a dance company founded in Harlow in 2005. It is based in "
+                               "a former mill."})
+    assert (answer.status, answer.text) == ("answered", "Dunmore, Ohio")
+
+
+def test_the_asked_kind_grows_a_name_to_the_page_title_read() -> None:
+    """"what crime family": the sentence names "the Vescaro crime family of Newark"; the run
+    read the page "Vescaro crime family", so that is the name, and it is the kind asked."""
+    answer = _answer(
+        "Pell Carver was a biographer for an American contract killer who was associated with members of what "
+        "crime family?", {
+            "Pell Carver": "Pell Carver was a journalist and the biographer of Rick Dorran.",
+            "Rick Dorran": "Rick Dorran was an American contract killer. He was associated with members of the "
+                           "Mafia, namely the Vescaro crime family of Newark, New Jersey.",
+            "Vescaro crime family": "The Vescaro crime family is an organized crime family that operates in "
+                                    "Elizabeth, New Jersey."})
+    assert (answer.status, answer.text) == ("answered", "Vescaro crime family")
