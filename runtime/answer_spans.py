@@ -335,15 +335,18 @@ def _is_country(name: str) -> bool:
     return is_country_word(name) or all(is_country_word(p) for p in re.split(r"[-\s]+", name) if p)
 
 
-def where_it_lies(quote: str, name: str, finds: str) -> str:
+def where_it_lies(quote: str, name: str, finds: str, subjects: list[str] = ()) -> str:
     """A place answering a plain "where", as the sentence places it: "Glen Cove, New York" for
     "Glen Cove" (the town, then the region the sentence puts it in). Not for "what city" or
     "what state" (`_place_level` answers at the level asked), nor after a country ("Finland,
-    Ireland" is a list)."""
+    Ireland" is a list), nor when what follows the comma is part of the name of whom the sentence
+    is about ("Born in Fukuoka, Hamasaki moved ..." of Ayumi Hamasaki)."""
     c = cues()
     if finds in c.town_nouns | c.region_nouns or countries_named(name):
         return name
     region = _region_after(quote, name)
+    if region and any(f" {region.lower()} " in f" {s.lower()} " and region.lower() != s.lower() for s in subjects):
+        return name  # a person's surname ("Hamasaki" of "Ayumi Hamasaki"), not a place
     return f"{name}, {region}" if region and region != name else name
 
 
@@ -432,12 +435,12 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     if side is None and not _after_place_word(quote, name):
                         continue  # "Where ...?" is answered by a name that follows in, at, near or from
                     score += 0.6
-                    name = where_it_lies(quote, name, finds)
+                    name = where_it_lies(quote, name, finds, subjects)
                 elif institution:
                     if not _after_place_word(quote, name, _INSTITUTION_BEFORE):
                         continue  # "Where did she study?" is answered by a name after at, of, from or for
                     score += 0.6 + 0.5 * bool(set(tokenize(name)) & cues().institution_nouns)
-                    name = where_it_lies(quote, name, finds)  # "University of California, Los Angeles"
+                    name = where_it_lies(quote, name, finds, subjects)  # "University of California, Los Angeles"
                 candidates.append((name, score))
         for text, score in candidates:
             total = score + 0.2 * card.grade.relevance - 0.05 * rank

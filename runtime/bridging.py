@@ -402,7 +402,9 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     asks for a mother or father, `hop_query`) for the parent's place in "the son of A and B",
     and for standing next to the word for what the hop looks for (`finds`: "the series X").
     """
-    question_tokens = set(tokenize(plan.question))
+    # A title's qualifier tells it from its namesakes and may name the bridge itself: in
+    # "the performer of song Evolution (Ayumi Hamasaki Song)" the performer is still the next hop.
+    question_tokens = set(tokenize(re.sub(r"\([^)]*\)", " ", plan.question)))
     question_names = {e.lower() for e in plan.entities}
     relations = relation_terms(plan)
     titles = {t.split(" (")[0]: t for t in sorted(seen_titles)}

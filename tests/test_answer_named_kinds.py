@@ -7,10 +7,16 @@ The corpora are hand-made: the expected answers are read off the page text."""
 
 from __future__ import annotations
 
-from test_answer import _answer
+from test_answer import FILLER, _answer, _kit
 
 from citeloop.runtime.bridging import kind_nearness
+from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import hop_entities
+from citeloop.trajectories.runfile import MemorySink
+
+
+def _research(question: str, pages: dict[str, str]):  # noqa: ANN202
+    return run_research(question, _kit({**FILLER, **pages}), out_dir=None, sink=MemorySink())[0]
 
 
 def test_a_possessive_in_the_query_still_names_the_entity() -> None:
@@ -52,3 +58,23 @@ def test_the_asked_kind_grows_a_name_to_the_page_title_read() -> None:
             "Vescaro crime family": "The Vescaro crime family is an organized crime family that operates in "
                                     "Elizabeth, New Jersey."})
     assert (answer.status, answer.text) == ("answered", "Vescaro crime family")
+
+
+def test_a_name_in_a_titles_qualifier_can_be_the_bridge() -> None:
+    """"the performer of song Tidal Glass (Mira Okon Song)": the qualifier tells the song from
+    its namesakes; the performer it names is still the hop to follow."""
+    result = _research("Where was the performer of song Tidal Glass (Mira Okon Song) born?", {
+        "Tidal Glass (Mira Okon song)": "\"Tidal Glass\" is a song recorded by the singer Mira Okon, released "
+                                        "in 2001 as a single.",
+        "Mira Okon": "Mira Okon is a singer and lyricist. Born and raised in Velden, Sarn, Okon moved to the "
+                     "capital at fourteen."})
+    assert result.report.resolved_entities == {"sq1": "Mira Okon"}
+    assert (result.report.answer.status, result.report.answer.text) == ("answered", "Velden, Sarn")
+
+
+def test_the_words_after_a_places_comma_are_no_region_when_they_name_the_subject() -> None:
+    from citeloop.runtime.answer_spans import where_it_lies
+
+    quote = "Born and raised in Velden, Okon moved to the capital at fourteen."
+    assert where_it_lies(quote, "Velden", "", ["Mira Okon"]) == "Velden"
+    assert where_it_lies("She died in Onawa, Iowa.", "Onawa", "", ["Iowa"]) == "Onawa, Iowa"
