@@ -208,6 +208,16 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     return {sid: lambda q: states_kind(kind, plan.question, relation, q)}
 
 
+def answer_value_kind(plan: Plan) -> AnswerKind | None:
+    """The kind of value `answer_sentence_tests` look for: a date or a number is told by its
+    form ("(28 May 1902 - 5 June 1977)"), a name by much looser signs."""
+    kind = answer_kind(plan.question, plan)
+    if kind == "choice" and len(option_hops(plan)) >= 2:
+        compared = comparison_value(plan.question)
+        return compared[0] if compared else None
+    return kind if kind in ("entity", "date", "number") else None
+
+
 ConfidenceOf = Callable[[list[str]], str]
 
 

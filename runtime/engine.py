@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
-from citeloop.runtime.answer import answer_hops, answer_sentence_tests, find_answer
+from citeloop.runtime.answer import answer_hops, answer_sentence_tests, answer_value_kind, find_answer
 from citeloop.runtime.audit import audit_report, mirror_problem
 from citeloop.runtime.claims import write_and_verify
 from citeloop.runtime.config import ResearchConfig
@@ -122,6 +122,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         self.resolved: dict[str, str] = {}
         # Sentences that could state the answer, per answer hop (`citeloop.runtime.answer`).
         self._answer_tests = answer_sentence_tests(plan)
+        self._dated_answer = answer_value_kind(plan) in ("date", "number")
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
@@ -362,7 +363,11 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         names = {e.lower() for e in state.entities}
         # Documents behind the hop this one depends on named the bridge candidates; one of
         # them being a candidate's own article is no evidence for the next hop.
-        upstream = {c.doc_id for dep in state.sq.depends_on for c in self.ledger.cards_for(dep)}
+        # An answer hop asking a date or a number is met before its own search only by a
+        # sentence that states one (`_sources`): it may judge those documents too (the
+        # director's own article, read while finding the director, gives his birth date).
+        upstream = set() if sid in self._answer_tests and self._dated_answer else \
+            {c.doc_id for dep in state.sq.depends_on for c in self.ledger.cards_for(dep)}
         for doc, read_seq in list(self.read_docs.values()):
             # A document another sub-question already read, about this one's entity: reuse it.
             if doc.doc_id in upstream:

@@ -78,3 +78,25 @@ def test_the_words_after_a_places_comma_are_no_region_when_they_name_the_subject
     quote = "Born and raised in Velden, Okon moved to the capital at fourteen."
     assert where_it_lies(quote, "Velden", "", ["Mira Okon"]) == "Velden"
     assert where_it_lies("She died in Onawa, Iowa.", "Onawa", "", ["Iowa"]) == "Onawa, Iowa"
+
+
+def test_a_date_hop_uses_the_article_read_while_finding_its_subject() -> None:
+    """The first search reads the director's own article while finding the director; the hop
+    asking his birth date finds it there (a sentence that states a date) and spends no search."""
+    from citeloop.runtime.answer import answer_value_kind
+    from citeloop.runtime.planner import RulePlanner
+
+    question = "Which film whose director was born first, Dune Song or The Grey Kite?"
+    assert answer_value_kind(RulePlanner().plan(question)) == "date"
+    assert answer_value_kind(RulePlanner().plan("Who directed Dune Song?")) == "entity"
+    sink = MemorySink()
+    result = run_research(question, _kit({**FILLER,
+        "Dune Song": "Dune Song is a 1944 Argentine comedy film directed by Luis Verano.",
+        "The Grey Kite": "The Grey Kite is a 1974 Turkish comedy film directed by Ertem Kaya.",
+        "Luis Verano": "Luis Verano (28 May 1902 – 5 June 1977) was an Argentine film director. He directed Dune "
+                       "Song in 1944.",
+        "Ertem Kaya": "Ertem Kaya (18 February 1929 – 21 September 1989) was a Turkish film director."}),
+        out_dir=None, sink=sink)[0]
+    assert result.report.answer.text == "Dune Song"
+    born_hop = next(s.id for s in result.plan.sub_questions if s.depends_on == ["sq1"])
+    assert [e.query for e in sink.events if e.type == "query_issued" and e.subq == born_hop] == []
