@@ -486,10 +486,20 @@ def _same_country(kind: AnswerKind, options: list[tuple[str, str]], evidence: Re
              for name, sid in options}
     missing = [sid for name, sid in options if not named[name]]
     if missing:
+        units = set.intersection(*(_administrative_units(evidence.sentences(sid)) for _, sid in options))
+        if units:
+            return _answered(kind, "yes", claims, f"both in {sorted(units)[0]}, one country's own unit", confidence)
         return _missing(kind, missing, statuses, "no country is named for an option")
     shared = set.intersection(*named.values())
     shown = "; ".join(f"{n}: {', '.join(sorted(c))}" for n, c in named.items())
     return _answered(kind, "yes" if shared else "no", claims, f"compared countries ({shown})", confidence)
+
+
+def _administrative_units(sentences: list[tuple[ReportClaim, EvidenceCard]]) -> set[str]:
+    """The units of a country's administration the sentences name ("Cusco Region"), folded."""
+    units = cues().administrative_units
+    return {fold_accents(span).lower() for _, card in sentences for span in entity_spans(card.quote)
+            if len(span.split()) > 1 and span.split()[-1].lower() in units}
 
 
 def _shared_values(options: list[tuple[str, str]], evidence: ReportEvidence) -> set[str]:

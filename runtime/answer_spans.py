@@ -63,6 +63,7 @@ class Cues:
     role_cues: tuple[str, ...]
     institution_cues: tuple[str, ...]
     institution_nouns: frozenset[str]
+    administrative_units: frozenset[str]
 
 
 @cache
@@ -75,7 +76,8 @@ def cues() -> Cues:
                 tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),
                 frozenset(data["region_nouns"]),
                 frozenset(data["town_nouns"]), tuple(data["role_cues"]),
-                tuple(data["institution_cues"]), frozenset(data["institution_nouns"]))
+                tuple(data["institution_cues"]), frozenset(data["institution_nouns"]),
+                frozenset(data["administrative_units"]))
 
 
 def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:

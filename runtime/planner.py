@@ -19,7 +19,7 @@ from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
-from citeloop.runtime.relations import RelationPath, either_or_options, relation_path
+from citeloop.runtime.relations import RelationPath, both_and_options, either_or_options, relation_path
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, regex, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
@@ -229,7 +229,7 @@ class RulePlanner:
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
         # Named options ("..., Love & War (Barlowgirl Album) or X?") are compared whole.
         # "Are A and B both American directors?": "American" is what is asked of them, not an option.
-        compared = either_or_options(question) or [n for n in _with_qualifiers(body, named)
+        compared = either_or_options(question) or both_and_options(question) or [n for n in _with_qualifiers(body, named)
                                                     if not is_country_word(n)][:4]
         entity_terms = {t for e in compared for t in tokenize(e)}
         attribute = " ".join(t for t in _words(body).split() if t not in entity_terms)

@@ -77,8 +77,11 @@ _CONNECTOR = (r"(?:of|the|de|du|von|van|la|le|del|der|di|and)\b|&"
               r"|(?:for|in|on|to|a|an|with|at|from|by)\b(?=\s+[A-Z])")
 # A capital in any Latin, Greek or Cyrillic script ("Şalvar Davası", "Łódź"), or a digit.
 _CAPITAL = "A-Z0-9" + "".join(re.escape(c) for c in map(chr, range(0xC0, 0x530)) if c.isupper())
+# After its first word a title may hold a dash ("Oss 117 – Double Agent") or a clipped word
+# ("Keep 'Em Rolling").
 _NAME = (r"(?P<name>(?:[" + _CAPITAL + r"][^\s?]*|\([^)]*\)|" + _CONNECTOR + r")"
-         r"(?:,?\s+(?:[" + _CAPITAL + r"(][^\s?]*|\([^)]*\)|" + _CONNECTOR + r"))*)")
+         r"(?:,?\s+(?:[" + _CAPITAL + r"(][^\s?]*|\([^)]*\)|[–—-]|['’][" + _CAPITAL + r"][^\s?]*|" + _CONNECTOR
+         + r"))*)")
 OF_PATTERN = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?:" + WORK_KINDS + r"\s+)?(?!the\s)" + _NAME)
 NESTED_OF = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?=the\s)")
 POSSESSIVE_PATTERN = re.compile(_NAME + r"['’]s\s+" + _RELATION + r"\b")
@@ -86,6 +89,10 @@ EITHER_OR = re.compile(r",\s*" + _NAME.replace("name", "a") + r"\s+or\s+" + _NAM
 # "Was A or B born first?": the options stand between the opening verb and the first lower-case word.
 OPENING_OR = re.compile(r"^(?i:was|were|is|are|did|does|do|has|have|had)\s+(?P<a>[" + _CAPITAL + r"][^?]*?)\s+or\s+"
                         r"(?P<b>[" + _CAPITAL + r"][^?]*?)\s+(?=[a-z])")
+# "Are [both] [the movies] A and B [,] both / from / located ...": the options stand between the
+# opening verb and the first lower-case word after the second.
+OPENING_AND = re.compile(r"^(?i:are|were|is|was|do|does|did)\s+(?:both\s+)?(?:the\s+[a-z]+\s+)?"
+                         + _NAME.replace("name", "a") + r"\s+and\s+" + _NAME.replace("name", "b") + r",?\s+(?=[a-z])")
 _TRAILING_CONNECTORS = {"of", "the", "de", "du", "von", "van", "la", "le", "del", "der", "di", "and", "&"}
 
 
@@ -120,6 +127,19 @@ def either_or_options(question: str) -> list[str]:
             if all(o and (o[0].isupper() or o[0].isdigit()) for o in options):
                 return options
     return []
+
+
+_ANY_CAPITAL = re.compile(r"[" + _CAPITAL + r"]")
+
+
+def both_and_options(question: str) -> list[str]:
+    """The two things "Are A and B both ...?" compares, whole ("Hellraiser: Revelations",
+    "Volovo, Lipetsk Oblast"); [] when the question is not of that shape."""
+    match = OPENING_AND.search(question.strip())
+    if match is None or _ANY_CAPITAL.search(question[match.end():]):
+        return []  # "Are Frozen and Escape from the Dark both ...": B went on past a lower-case word
+    options = [_clean(" ".join(match.group(g).split())) for g in ("a", "b")]
+    return options if all(options) else []
 
 
 _WORKS = r"(?:films?|songs?|albums?|novels?|books?)"

@@ -1,0 +1,55 @@
+"""Compared options read whole, and a shared unit of administration as the same country.
+
+The questions and corpora are hand-made: each expected value is read off the text."""
+
+from __future__ import annotations
+
+import pytest
+from test_answer import _answer
+
+from citeloop.runtime.planner import RulePlanner
+from citeloop.runtime.relations import both_and_options, either_or_options
+
+
+@pytest.mark.parametrize(("question", "options"), [
+    ("Which film came out first, Oss 117 – Double Agent or A Man On His Knees?",
+     ["Oss 117 – Double Agent", "A Man On His Knees"]),
+    ("Which film whose director is younger, Keep 'Em Rolling or Balipeetam?", ["Keep 'Em Rolling", "Balipeetam"]),
+])
+def test_a_dash_or_a_clipped_word_stays_inside_an_option(question: str, options: list[str]) -> None:
+    assert either_or_options(question) == options
+
+
+@pytest.mark.parametrize(("question", "options"), [
+    ("Are the movies Hellraiser: Revelations and Night Of Mystery, from the same country?",
+     ["Hellraiser: Revelations", "Night Of Mystery"]),
+    ("Are both Selo Imeni Chekhova and Volovo, Lipetsk Oblast located in the same country?",
+     ["Selo Imeni Chekhova", "Volovo, Lipetsk Oblast"]),
+    ("Were Scott Derrickson and Ed Wood of the same nationality?", ["Scott Derrickson", "Ed Wood"]),
+    # the second option goes on past a lower-case word: not this shape, the planner reads it otherwise
+    ("Are Frozen and Escape from the Dark both animated features?", []),
+    ("Who directed Angel Eyes?", []),
+])
+def test_are_a_and_b_names_both_options_whole(question: str, options: list[str]) -> None:
+    assert both_and_options(question) == options
+
+
+def test_a_comparison_plans_one_hop_per_whole_option() -> None:
+    plan = RulePlanner().plan("Are the movies Hellraiser: Revelations and Night Of Mystery, from the same country?")
+    assert [a.title for a in plan.axes] == ["Hellraiser: Revelations", "Night Of Mystery"]
+
+
+def test_two_places_in_one_administrative_unit_are_in_the_same_country() -> None:
+    """Neither page names a country, both put the mountain in the Vasco Region."""
+    answer = _answer("Are Puka Tarn and Inka Wall both located in the same country?", {
+        "Puka Tarn": "Puka Tarn is a mountain. It is located in the Vasco Region, Tumbi Province.",
+        "Inka Wall": "Inka Wall is a mountain. It is located in the Vasco Region, Canchi Province."})
+    assert (answer.status, answer.text) == ("answered", "yes")
+
+
+def test_a_shared_mountain_range_says_nothing_of_the_country() -> None:
+    """A range crosses borders: two mountains "in the Andes" may be in two countries."""
+    answer = _answer("Are Puka Tarn and Inka Wall both located in the same country?", {
+        "Puka Tarn": "Puka Tarn is a mountain in the Andes Mountains.",
+        "Inka Wall": "Inka Wall is a mountain in the Andes Mountains."})
+    assert answer.status != "answered"
