@@ -255,6 +255,14 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         return bool(roles_in(quote))
     if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
         return True  # "What nationality ...?" is stated by "a Swedish film director", not the word
+    if kind == "entity" and has_phrase(question, cues().place_cues):
+        role = asked_life(question)
+        # A life's brackets place a birth or a death without the word: "(14 June 1792,
+        # Kirchheimbolanden - 20 August 1839, Bad Kissingen)".
+        dates = " ".join(d.text for d in date_mentions(quote))
+        if role is not None and any(life_place(quote, name) == role for name in entity_spans(quote)
+                                    if name not in dates):  # "July" of "(July 19, 1882 - ...)" is no place
+            return True
     if not relation & set(content_terms(quote)):
         return False
     if kind == "number":

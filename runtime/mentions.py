@@ -80,10 +80,22 @@ def life_role(sentence: str, date: Mention) -> str | None:
             return "death" if marks[-1] in _DEATH_MARKS else "birth"
         if dash:
             return "birth" if group.index(date.text) < dash.start() else "death"
-    marks = [w for w in tokenize(sentence)[max(0, date.start - 4):date.start] if w in _LIFE_MARKS]
+    words = tokenize(sentence)
+    marks = [w for w in words[max(0, date.start - 4):date.start] if w in _LIFE_MARKS]
     if not marks:
-        return None
+        # Further back, when no other date stands between ("He died of complications after
+        # eye surgery in 1750"): the first date after the mark is its date.
+        before = words[max(0, date.start - LIFE_MARK_REACH):date.start]
+        at = max((i for i, w in enumerate(before) if w in _LIFE_MARKS), default=None)
+        start = date.start - len(before) + at if at is not None else None
+        if start is None or any(start < d.start < date.start for d in date_mentions(sentence)):
+            return None
+        marks = [before[at]]
     return "death" if marks[-1] in _DEATH_MARKS else "birth"
+
+
+LIFE_MARK_REACH = 8
+"""How many words before a date a life mark ("died") may stand when no other date is between."""
 
 
 _DASH = re.compile(r"\s[\u2013\u2014-]\s|[\u2013\u2014]")

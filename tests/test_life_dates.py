@@ -32,6 +32,9 @@ from citeloop.trajectories.runfile import MemorySink
     ("Pat Pillai( 15 July 188527 July 1970) was a minister.", [("15 July 1885", "birth"), ("27 July 1970", "death")]),
     ("Lia Moss (March 25, 1942August 3, 2001) was a singer.",
      [("March 25, 1942", "birth"), ("August 3, 2001", "death")]),
+    # the first date after a "died" further back, with no other date between
+    ("He died of complications after eye surgery in 1750 at the age of 65.", [("1750", "death")]),
+    ("He died in Rome in 1750, two years after the premiere in 1748.", [("1750", "death"), ("1748", None)]),
 ])
 def test_each_date_of_a_life_is_a_birth_or_a_death(sentence: str, roles: list[tuple[str, str | None]]) -> None:
     assert [(d.text, life_role(sentence, d)) for d in date_mentions(sentence)] == roles
@@ -131,3 +134,14 @@ def test_a_place_of_birth_or_death_is_read_from_its_side_of_the_dash(question: s
     kit = _kit({**FILLER, "Mara Vell": "Mara Vell (Gotha, 9 July 1566 – Eisenach, 23 October 1638) was a duchess."})
     answer = run_research(question, kit, out_dir=None, sink=MemorySink())[0].report.answer
     assert (answer.status, answer.text) == ("answered", expected), answer
+
+
+@pytest.mark.parametrize(("quote", "states"), [
+    # the place stands on the birth side of the life's brackets, with no word "born"
+    ("Wilm Varo (14 June 1792, Kirchwald – 20 August 1839, Bad Sola) was a duke.", True),
+    # the brackets hold only dates: the month is no place
+    ("Jon Marr (July 19, 1882 – July 12, 1957) was an American actor.", False),
+])
+def test_a_lifes_brackets_state_a_birthplace_without_the_word(quote: str, states: bool) -> None:
+    question = "What is the place of birth of Ada Varo's father?"
+    assert states_kind("entity", question, {"place", "birth"}, quote) is states
