@@ -107,6 +107,12 @@ def life_place(sentence: str, name: str) -> str | None:
     1967 in Los Angeles)"); None for a name outside such brackets, or before a semicolon in
     them, where a birth name stands ("(born Vladimir Breslav; 13 May 1898 in Rezekne - ...)")."""
     for whole in _bracket_groups(sentence):
+        for part in whole.split(";"):
+            # "(born 25 March 1908 in Düsseldorf; died 20 April 1980 in Castellina in Chianti)":
+            # each part says whose side it is; "(born Vladimir Breslav; ...)" is a birth name, no place.
+            marks = [w for w in tokenize(part)[:2] if w in _LIFE_MARKS]
+            if marks and name in part and date_mentions(part):
+                return "death" if marks[0] in _DEATH_MARKS else "birth"
         group = whole.rsplit(";", 1)[-1]
         if name not in group:
             continue

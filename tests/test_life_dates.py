@@ -120,6 +120,9 @@ def test_a_films_year_is_not_read_as_its_directors_birth() -> None:
     ("Fridrikh Ermler (born Vladimir Breslav; 13 May 1898 in Rezekne – 12 July 1967 in Leningrad) was a director.",
      {"Vladimir Breslav": None, "Rezekne": "birth", "Leningrad": "death"}),
     ("The Housemaid (Seoul, 1960) is a film.", {"Seoul": None}),  # no life: no dash
+    # each part of the brackets says whose side it is
+    ("Hal Kant (born 25 March 1908 in Dorsel, Vendria; died 20 April 1980 in Castel, Ostria) was a director.",
+     {"Dorsel": "birth", "Castel": "death"}),
 ])
 def test_a_lifes_brackets_place_its_birth_and_death(sentence: str, sides: dict[str, str | None]) -> None:
     assert {name: life_place(sentence, name) for name in sides} == sides
