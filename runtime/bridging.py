@@ -390,6 +390,12 @@ def subject_aliases(quote: str) -> str:
     return found.group(1) if found and not regex(r"\b(?:is|was|are|were)\b").search(head) else ""
 
 
+def _at_agent(words: list[str], positions: list[int]) -> list[int]:
+    """Relation word positions, each moved onto a "by" that follows it: in "directed by Louis
+    Ralph" the agent stands right at the relation, as "director Ken Hall" does."""
+    return [p + 1 if p + 1 < len(words) and words[p + 1] == "by" else p for p in positions]
+
+
 def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
                          hop_query: str = "", finds: str = "") -> list[tuple[str, float, EvidenceCard]]:
     """Names the cards mention that the question does not, best next-hop subject first.
@@ -426,7 +432,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
         # Where the relation, hop-relation and kind words stand in the quote, once per card.
         words = tokenize(card.quote)
         near_relation = term_positions(card.quote, relations)
-        near_hop = term_positions(card.quote, hop_relation)
+        near_hop = _at_agent(words, term_positions(card.quote, hop_relation))
         near_kind = term_positions(card.quote, finds_terms) if finds else []
         aliases = subject_aliases(card.quote)  # the card's subject's other names name no one else
         for name in dict.fromkeys([*quote_names, card.title]):

@@ -53,3 +53,21 @@ def test_a_shared_mountain_range_says_nothing_of_the_country() -> None:
         "Puka Tarn": "Puka Tarn is a mountain in the Andes Mountains.",
         "Inka Wall": "Inka Wall is a mountain in the Andes Mountains."})
     assert answer.status != "answered"
+
+
+def test_the_agent_after_by_stands_at_the_relation() -> None:
+    """"directed by Lou Ralt" stands as close to its relation as "the art directors Bo Hofer"
+    does to theirs; the film's director, whose page the search returned, ranks first."""
+    from llm_scripts import card
+
+    from citeloop.runtime.bridging import rank_bridge_evidence
+
+    plan = RulePlanner().plan("Which country the director of film Our Emdal is from?")
+    hop = plan.sub_questions[0]
+    sets = card("c1", "The film's sets were designed by the art directors Bo Hofer and Lud Reiber.", "d1", hop.id)
+    directed = card("c2", "Our Emdal is a 1926 German silent war film directed by Lou Ralt.", "d2", hop.id)
+    sets = sets.model_copy(update={"title": "Our Emdal", "grade": sets.grade.model_copy(update={"relevance": 0.675})})
+    directed = directed.model_copy(update={"title": "Our Emdal",
+                                           "grade": directed.grade.model_copy(update={"relevance": 0.75})})
+    ranked = rank_bridge_evidence(plan, [sets, directed], {"Our Emdal", "Lou Ralt"}, hop.search_query)
+    assert [name for name, _, _ in ranked][:2] == ["Lou Ralt", "Bo Hofer"]
