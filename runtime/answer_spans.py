@@ -8,6 +8,7 @@ the relation a hop asks (`best_span`), with the tests that decide which names ca
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
@@ -345,7 +346,7 @@ def _is_country(name: str) -> bool:
     return is_country_word(name) or all(is_country_word(p) for p in re.split(r"[-\s]+", name) if p)
 
 
-def where_it_lies(quote: str, name: str, finds: str, subjects: list[str] = ()) -> str:
+def where_it_lies(quote: str, name: str, finds: str, subjects: Sequence[str] = ()) -> str:
     """A place answering a plain "where", as the sentence places it: "Glen Cove, New York" for
     "Glen Cove" (the town, then the region the sentence puts it in). Not for "what city" or
     "what state" (`_place_level` answers at the level asked), nor after a country ("Finland,

@@ -229,8 +229,8 @@ class RulePlanner:
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
         # Named options ("..., Love & War (Barlowgirl Album) or X?") are compared whole.
         # "Are A and B both American directors?": "American" is what is asked of them, not an option.
-        compared = either_or_options(question) or both_and_options(question) or [n for n in _with_qualifiers(body, named)
-                                                    if not is_country_word(n)][:4]
+        compared = either_or_options(question) or both_and_options(question) or [
+            n for n in _with_qualifiers(body, named) if not is_country_word(n)][:4]
         entity_terms = {t for e in compared for t in tokenize(e)}
         attribute = " ".join(t for t in _words(body).split() if t not in entity_terms)
         axes = [Axis(id=f"a{i + 1}", title=f"{name}") for i, name in enumerate(compared)]
