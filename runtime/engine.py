@@ -181,7 +181,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         # The short answer comes from what survived the audit, so it never cites a struck claim.
         answer = find_answer(plan, report, {c.claim.claim_id: c.claim.subq for c in claims},
                              {sid: s.status for sid, s in self.states.items()}, dict(self.resolved),
-                             self.ledger.confidence, sorted(doc.title for doc, _ in self.read_docs.values()))
+                             self.ledger.confidence, (doc.title for doc, _ in self.read_docs.values()))
         report = report.model_copy(update={"answer": answer})
         rec.emit(ReportWritten, report=report)
         outcome = self._outcome(report, claims, kept_ids, dropped, stop_reason)

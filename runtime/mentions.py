@@ -66,7 +66,7 @@ def life_role(sentence: str, date: Mention) -> str | None:
     the first date is the birth and the second the death ("(March 10, 1925 - August 21,
     1988)"), or a mark inside says which ("(born 10 January 1930 in Ajmer)", "(d. 1953)");
     elsewhere the nearest of "born", "died", "birth" or "death" within four words before it
-    ("after his death in 2010"). A film's year ("The Housemaid (1960)") is neither. Brackets
+    ("after his death in 2010"), or within eight with no other date between. A film's year ("The Housemaid (1960)") is neither. Brackets
     may hold brackets: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)"."""
     for group in _bracket_groups(sentence):
         if date.text not in group:
@@ -81,17 +81,16 @@ def life_role(sentence: str, date: Mention) -> str | None:
         if dash:
             return "birth" if group.index(date.text) < dash.start() else "death"
     words = tokenize(sentence)
-    marks = [w for w in words[max(0, date.start - 4):date.start] if w in _LIFE_MARKS]
+    marks = [i for i in range(max(0, date.start - LIFE_MARK_REACH), min(date.start, len(words)))
+             if words[i] in _LIFE_MARKS]
     if not marks:
-        # Further back, when no other date stands between ("He died of complications after
-        # eye surgery in 1750"): the first date after the mark is its date.
-        before = words[max(0, date.start - LIFE_MARK_REACH):date.start]
-        at = max((i for i, w in enumerate(before) if w in _LIFE_MARKS), default=None)
-        start = date.start - len(before) + at if at is not None else None
-        if start is None or any(start < d.start < date.start for d in date_mentions(sentence)):
-            return None
-        marks = [before[at]]
-    return "death" if marks[-1] in _DEATH_MARKS else "birth"
+        return None
+    mark = marks[-1]
+    # Beyond four words only when no other date stands between ("He died of complications
+    # after eye surgery in 1750"): the first date after the mark is its date.
+    if date.start - mark > 4 and any(mark < d.start < date.start for d in date_mentions(sentence)):
+        return None
+    return "death" if words[mark] in _DEATH_MARKS else "birth"
 
 
 LIFE_MARK_REACH = 8

@@ -8,15 +8,12 @@ The corpora are hand-made: the expected answers are read off the page text."""
 from __future__ import annotations
 
 from test_answer import FILLER, _answer, _kit
+from test_answer_earlier_hops import _research
 
 from citeloop.runtime.bridging import kind_nearness
 from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import hop_entities
 from citeloop.trajectories.runfile import MemorySink
-
-
-def _research(question: str, pages: dict[str, str]):  # noqa: ANN202
-    return run_research(question, _kit({**FILLER, **pages}), out_dir=None, sink=MemorySink())[0]
 
 
 def test_a_possessive_in_the_query_still_names_the_entity() -> None:
