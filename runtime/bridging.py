@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
+from citeloop.runtime.countries import countries_named
+from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
 from citeloop.runtime.plan_gate import SLOT
 from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
@@ -360,13 +362,38 @@ def parent_bonus(quote: str, name: str, parent: str | None) -> float:
 def kind_nearness(quote: str, name: str, finds: str) -> float:
     """How close the name stands to the word for what the hop looks for: "the television
     series "Charmed"" is a series, "Lifetime's "Army Wives"" is not said to be one. A name
-    that ends with that word is one by its name ("Avery County", "DeCavalcante crime family")."""
+    that ends with that word is one by its name ("Avery County", "DeCavalcante crime family");
+    a hop that looks for a region finds it by its place form (`is_region_by_form`)."""
     if not finds:
         return 0.0
+    if of_kind_by_form(quote, name, finds):
+        return 1.0
+    return proximity(quote, name, set(content_terms(finds)))
+
+
+def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
+    """Is the name of the asked kind by its own form, whatever words stand near it: it ends
+    with the kind's word ("Avery County") or is a region written as one (`is_region_by_form`)."""
     kind, own = content_terms(finds), content_terms(name)
     if kind and len(own) > len(kind) and own[-len(kind):] == kind:
-        return 1.0
-    return proximity(quote, name, set(kind))
+        return True
+    return is_region_by_form(quote, name, finds)
+
+
+@cache
+def _region_nouns() -> frozenset[str]:
+    return frozenset(read_data_yaml("answer_cues.yaml")["region_nouns"])
+
+
+def is_region_by_form(quote: str, name: str, finds: str) -> bool:
+    """Is `name` the region a hop asking for a state, country or county looks for, by the
+    form places are written in? The part after a place's comma that ends the phrase
+    ("Greenfield, Indiana.": the state; not "Academy, Central High School is") or, for a country, a country's name ("Djibouti")."""
+    if finds.lower() not in _region_nouns() or not name[:1].isupper():
+        return False
+    if finds.lower() in ("country", "nation") and name in countries_named(name):
+        return True
+    return regex(r"\b[A-Z][\w.'-]*,\s+" + re.escape(name) + r"(?=\s*(?:[,.;:)]|$))").search(quote) is not None
 
 
 def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
@@ -455,7 +482,9 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             score += 0.4 if name in titles or name in seen_titles else 0.0
             score += 0.3 * nearness(words, name, near_relation)
             score += HOP_RELATION_WEIGHT * nearness(words, name, near_hop)
-            score += KIND_WEIGHT * (nearness(words, name, near_kind) if finds else 0.0)
+            if finds:
+                by_form = is_region_by_form(card.quote, name, finds)
+                score += KIND_WEIGHT * (1.0 if by_form else nearness(words, name, near_kind))
             if describes_noun(card.quote, name):
                 score -= MODIFIER_PENALTY
             if name not in best:

@@ -11,7 +11,7 @@ one expansion sub-question about a related entity its reading surfaced.
 from __future__ import annotations
 
 from citeloop.runtime.answer_spans import asked_parent
-from citeloop.runtime.bridging import names_title, parents_named, rank_bridge_candidates, rank_bridge_evidence
+from citeloop.runtime.bridging import names_title, of_kind_by_form, parents_named, rank_bridge_candidates, rank_bridge_evidence
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.subq_state import SubQuestionState, specific_topic
 from citeloop.runtime.text import fold_accents, tokenize
@@ -23,6 +23,17 @@ BRIDGE_LEADS = 3
 """Bridge candidates put into the next hop's query and followed as names."""
 FOLLOW_OPTIONS = 6
 """Names a follow decision offers one by one (the leaders together are one more option)."""
+
+
+def leading_names(ranked: list[tuple[str, float, EvidenceCard]], finds: str) -> list[str]:
+    """The names the next hop searches together: the best `BRIDGE_LEADS`, or the leader alone
+    when it alone is of the kind the hop looks for ("Greenfield, Indiana" for "the state
+    where ..."): runner-ups of another kind would only dilute its query."""
+    leaders = ranked[:BRIDGE_LEADS]
+    of_kind = [of_kind_by_form(card.quote, name, finds) for name, _, card in leaders] if finds else []
+    if of_kind and of_kind[0] and not any(of_kind[1:]):
+        return [leaders[0][0]]
+    return [name for name, _, _ in leaders]
 
 
 class HopResolution:
@@ -131,14 +142,15 @@ class HopResolution:
                 candidates: list[str] = []
                 for dep in state.sq.depends_on:
                     ranked = self._bridge_evidence(dep)[:FOLLOW_OPTIONS]
-                    names = [name for name, _, _ in ranked[:BRIDGE_LEADS]]
-                    followed = self._follow(state, dep, ranked) if len(state.sq.depends_on) == 1 else names
+                    names = leading_names(ranked, self.states[dep].sq.finds)
+                    followed = self._follow(state, dep, ranked, names) if len(state.sq.depends_on) == 1 else names
                     self.resolved.setdefault(dep, followed[0] if followed else "")
                     fills[dep] = " ".join(followed)
                     candidates += followed
                     if len(state.sq.depends_on) == 1:
                         # Should the hop fail, each name not searched yet is followed alone.
-                        state.leads = [n for n in names if n not in followed] if len(followed) == 1 else followed[1:]
+                        top = [name for name, _, _ in ranked[:BRIDGE_LEADS]]
+                        state.leads = [n for n in top if n not in followed] if len(followed) == 1 else followed[1:]
                 query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
                 state.query = " ".join(query.split())
                 state.entities = specific_topic(list(dict.fromkeys([*candidates, *state.entities])))
@@ -148,15 +160,17 @@ class HopResolution:
         sq = self.states[sid].sq
         return rank_bridge_evidence(self.plan, self._on_topic_cards(sid), self.seen_titles, sq.search_query, sq.finds)
 
-    def _follow(self, state: SubQuestionState, dep: str, ranked: list[tuple[str, float, EvidenceCard]]) -> list[str]:
+    def _follow(self, state: SubQuestionState, dep: str, ranked: list[tuple[str, float, EvidenceCard]],
+                names: list[str]) -> list[str]:
         """The follow decision: which of the names `dep`'s evidence ranks best the next hop
         pursues. The options are the leaders searched together (the search then ranks the one
         whose article matches the hop's words), then each alone; with one name there is no
-        choice to make, and none is recorded."""
-        names = [name for name, _, _ in ranked[:BRIDGE_LEADS]]
+        choice to make, and none is recorded. (`names` are `leading_names`: when the leader
+        alone is of the asked kind, there is no together option.)"""
         if len(ranked) < 2:
             return names
-        options = [FollowCandidate(names=names, score=ranked[0][1])] + [
+        together = [FollowCandidate(names=names, score=ranked[0][1])] if len(names) > 1 else []
+        options = together + [
             FollowCandidate(names=[name], quote=card.quote, doc_id=card.doc_id, title=card.title, score=score)
             for name, score, card in ranked]
         dep_sq = self.states[dep].sq

@@ -135,6 +135,30 @@ def _with_qualifiers(text: str, names: list[str]) -> list[str]:
     return [n for n in out if n not in inside]
 
 
+# A clause whose own subject stands before its verb "is" ends there, or after the participle
+# that places it: in "What time does the state [where Greenfield-Central High is] stop
+# selling booze?" the words after "is" are the outer question's own verb.
+_PLACED = "located|situated|based|set|found|headquartered"
+_CLAUSE_END = re.compile(
+    rf"^(?P<clause>(?:where|that|which)\s+(?!(?:is|was|are|were|has|have|had)\b)[^,]+?\s(?:is|was|are|were)"
+    rf"(?:\s+(?:{_PLACED}))?)"
+    rf"\s*,?\s+(?P<rest>(?!(?:in|on|at|of|to|by|for|from|with|near|during|along|a|an|the|as|"
+    rf"{_PLACED})\b)(?![a-z]+ed\b)[a-z].*)$",
+    re.IGNORECASE,
+)
+
+
+def split_clause_end(clause: str) -> tuple[str, str]:
+    """(the clause, the words after its end that belong to the outer question): "where
+    Greenfield-Central High is stop selling booze" -> ("where Greenfield-Central High is",
+    "stop selling booze"); (clause, "") when the clause runs to the end ("where the Bubye
+    River is found", "that Jiménez is a part")."""
+    match = _CLAUSE_END.match(clause)
+    if match is None:
+        return clause, ""
+    return match.group("clause"), match.group("rest")
+
+
 def _words(text: str) -> str:
     """Query words of a text: its tokens without stopwords, in order."""
     return " ".join(t for t in tokenize(text) if t not in STOPWORDS)
@@ -275,7 +299,8 @@ class RulePlanner:
             clauses.append(clause)
         clauses = clauses[: self.settings.max_hops - 1]
         if clauses:
-            return self._clause_chain(question, head, clauses, entities)
+            clauses[-1], outer = split_clause_end(clauses[-1])
+            return self._clause_chain(question, head, clauses, entities, outer)
         entity_terms = {t for e in entities for t in content_terms(e)}
         # The noun the question word asks for ("which actress") names the answer, not a relation.
         asked = set(content_terms(asked_noun(body)))
@@ -284,7 +309,8 @@ class RulePlanner:
             return self._anchor_then_answer(question, body, entities)
         return self._anchor_then_bridge(question, body, entities)
 
-    def _clause_chain(self, question: str, head: str, clauses: list[str], entities: list[str]) -> Plan:
+    def _clause_chain(self, question: str, head: str, clauses: list[str], entities: list[str],
+                      outer: str = "") -> Plan:
         """The hop that holds the question word is answered last. Usually that is the head:
         "Who directed the film [that was shot in Leland]?" finds the film first (innermost
         clause first), then asks about it. When the question word stands in the last clause
@@ -292,7 +318,9 @@ class RulePlanner:
         entity to start from and the chain runs forwards: the series first, then its station.
         (Only when the head names someone and the clause no one: in "the state where Henry
         Worrall died has how many districts" the question word follows the clause's end.)
-        Each hop is (its text, the noun it finds, its query words)."""
+        Each hop is (its text, the noun it finds, its query words). `outer` is what the
+        question asks of the head after its last clause ends ("stop selling booze"): words of
+        the head's hop."""
         texts = [head, *clauses]
         hops: list[tuple[str, str, str]] = []
         last = clauses[-1].split(" ", 1)[-1]
@@ -307,6 +335,8 @@ class RulePlanner:
                 noun = " ".join(_words(texts[depth - 1]).split()[-1:]) if depth > 0 else ""
                 # A clause drops its pronoun; the innermost one is searched with the noun it describes.
                 words = _words(text.split(" ", 1)[1]) if depth > 0 and " " in text else _words(text)
+                if depth == 0 and outer:
+                    text, words = f"{text} ... {outer}", f"{words} {_words(outer)}"
                 hops.append((text, noun, f"{noun} {words}".strip() if depth == len(texts) - 1 else words))
         subs: list[SubQuestion] = []
         axes: list[Axis] = []

@@ -1,0 +1,75 @@
+"""A chain through a region: "the state where X is" ends its clause at "is" (the words after it
+ask the outer question), the state is found by the form places are written in ("Marlow,
+Tessaly": the part after the comma), and the next hop searches that state alone when no
+runner-up is of the asked kind.
+
+The corpora are hand-made: the expected names are read off the page text."""
+
+from __future__ import annotations
+
+import pytest
+from test_answer import FILLER, _kit
+
+from citeloop.runtime.bridging import is_region_by_form, kind_nearness
+from citeloop.runtime.planner import RulePlanner, split_clause_end
+from citeloop.runtime.session import run_research
+from citeloop.trajectories.runfile import MemorySink
+
+
+@pytest.mark.parametrize(("clause", "split"), [
+    ("where Brenholt High is stop selling beer", ("where Brenholt High is", "stop selling beer")),
+    ("where the Dorn Mounds is located become part of the union",
+     ("where the Dorn Mounds is located", "become part of the union")),
+    ("where the village of Calder is located, become a member of the league",
+     ("where the village of Calder is located", "become a member of the league")),
+    # the clause runs to the end, or what follows belongs to it
+    ("where the Bubye River is found", ("where the Bubye River is found", "")),
+    ("that Jimena is a part", ("that Jimena is a part", "")),
+    ("where Liang Ji is during the protests", ("where Liang Ji is during the protests", "")),
+    # the pronoun is the clause's subject: no subject of its own stands before "was"
+    ("who was premier of Tessaly", ("who was premier of Tessaly", "")),
+    ("that was founded in 2005, and is based where", ("that was founded in 2005, and is based where", "")),
+])
+def test_a_clause_ends_at_its_own_verb_is(clause: str, split: tuple[str, str]) -> None:
+    assert split_clause_end(clause) == split
+
+
+def test_the_words_after_the_clause_are_asked_by_the_answer_hop() -> None:
+    plan = RulePlanner().plan("What time does the state where Brenholt High is stop selling beer?")
+    first, answer = plan.sub_questions
+    assert first.question == "Which state where Brenholt High is?"
+    assert first.finds == "state"
+    assert "beer" not in first.search_query
+    assert answer.search_query.startswith("{sq1}") and "stop selling beer" in answer.search_query
+
+
+def test_a_region_is_known_by_the_form_places_are_written_in() -> None:
+    quote = "Brenholt High School is a secondary school located in the city of Marlow, Tessaly."
+    assert is_region_by_form(quote, "Tessaly", "state")
+    assert kind_nearness(quote, "Tessaly", "state") == 1.0
+    assert not is_region_by_form(quote, "Marlow", "state")
+    assert not is_region_by_form(quote, "Tessaly", "city")  # a town is asked: the comma's part is no answer
+    # a comma inside a longer name's phrase is no place form
+    assert not is_region_by_form("Known as Dunmore Academy, Central High School is a school.", "Central High School",
+                                 "state")
+    # a country is known by its name, not by its adjective
+    assert is_region_by_form("Damerjog is a village in Djibouti.", "Djibouti", "country")
+    assert not is_region_by_form("Orla Fenn is an American painter.", "American", "country")
+
+
+def test_the_next_hop_searches_the_state_alone() -> None:
+    """The school's page names its city, its state and its corporation; only the state is of
+    the kind the hop asks for, so the next hop's query names it alone (the runner-ups would
+    pull in other schools' pages)."""
+    sink = MemorySink()
+    pages = {
+        "Brenholt High School": "Brenholt High School is a secondary school located in the city of Marlow, Tessaly. "
+                                "It is run by the Brenholt Community School Corporation.",
+        "Central High School (Dunmore)": "Central High School is a public high school in Dunmore.",
+        "Alcohol laws of Tessaly": "In Tessaly, stores stop selling beer at 3 a.m. on weekdays.",
+    }
+    run_research("What time does the state where Brenholt High is stop selling beer?", _kit({**FILLER, **pages}),
+                 out_dir=None, sink=sink)
+    queries = [e.query for e in sink.events if e.type == "query_issued" and e.subq == "sq2"]
+    assert queries and queries[0].startswith("Tessaly time"), queries
+    assert "Brenholt" not in queries[0] and "Marlow" not in queries[0]
