@@ -15,6 +15,15 @@ import re
 from functools import cache
 from typing import Protocol
 
+from citeloop.runtime.clauses import (  # noqa: F401 - after_bridge, split_clause_end: part of this API
+    ASKED,
+    RELATIVE,
+    after_bridge,
+    asked_noun,
+    kind_nouns,
+    split_clause_end,
+    with_relative_pronoun,
+)
 from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.datafiles import read_data_yaml
@@ -35,15 +44,6 @@ def attribute_question(attribute: str, subject: str) -> str:
     template = _attribute_questions().get(attribute)
     return template.format(x=subject) if template else f"What does the corpus say about {subject}: {attribute}?"
 
-# A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
-RELATIVE = re.compile(
-    r"(?<!\bto)(?<!\bin)(?<!\bof)(?<!\bby)(?<!\bfor)(?<!\bwith)(?<!\bat)(?<!\bfrom)(?<!\bon)"
-    r"(?<!\bis)(?<!\bwas)(?<!\bare)(?<!\bwere)(?<!ed)"  # "starred which actress" asks, it does not relate
-    r"\s(?:,\s*)?\b(that|which|who|whose|where|when)\b\s",
-    re.IGNORECASE,
-)
-# The question word of a clause (after its opening relative pronoun): "that aired on what station".
-ASKED = re.compile(r"\b(what|which|who|whom|whose|when|where|how)\b", re.IGNORECASE)
 COMPARISON_CUES = re.compile(
     r"\b(both|same|either|older|younger|earlier|later|first|more|less|fewer|larger|smaller|"
     r"longer|shorter|higher|lower|bigger|taller|closer|farther)\b",
@@ -78,39 +78,6 @@ def check_question(question: str) -> str:
     return cleaned
 
 
-def asked_noun(text: str) -> str:
-    """The noun a question word asks for: "on what station" -> "station", "which California
-    city" -> "city" (names are skipped), "what crime family" -> "family"; "" for "what is ..."."""
-    match = re.search(r"\b(?:what|which)\s+([^?,;:()]+)", text, re.IGNORECASE)
-    if match is None:
-        return ""
-    noun = ""
-    for word in match.group(1).split()[:4]:
-        bare = word.strip("'\"")
-        if bare[:1].isupper() and not noun:
-            continue  # "which Queensland Senator ...": a name before the noun
-        low = bare.lower()
-        if low in STOPWORDS or not low.isalpha() or bare[:1].isupper():
-            break
-        noun = low
-    return noun
-
-
-_BRIDGE_PHRASE = re.compile(
-    r"\b(?:a|an)\s+((?:[\w'&-]+\s+){0,4}?[\w'&-]+?)(?=\s+(?:\w+ed|born|known|written|made|run|held|built|sung|"
-    r"shot|set|in|of|by|from|for|with|on|at|whose|which|that|who|where)\b)")
-
-
-def after_bridge(text: str) -> str:
-    """What the question asks of the entity its named one leads to: the words after the last
-    "a ..." before the question word ("Kate Ramsay is a fictional character from an Australian
-    soap opera created by who?" -> "created by who?"); "" when no such phrase stands there."""
-    asked = ASKED.search(text)
-    end = asked.start() if asked else len(text)
-    phrases = [m for m in _BRIDGE_PHRASE.finditer(text) if m.end() <= end]
-    return text[phrases[-1].end():] if phrases else ""
-
-
 def _names(text: str) -> list[str]:
     """Named entities of a text, less a capitalised first word ("The state")."""
     return [e for e in entity_spans(text) if e.lower() not in STOPWORDS and not e.isdigit()]
@@ -133,30 +100,6 @@ def _with_qualifiers(text: str, names: list[str]) -> list[str]:
             name = match.group(0)
         out.append(name)
     return [n for n in out if n not in inside]
-
-
-# A clause whose own subject stands before its verb "is" ends there, or after the participle
-# that places it: in "What time does the state [where Greenfield-Central High is] stop
-# selling booze?" the words after "is" are the outer question's own verb.
-_PLACED = "located|situated|based|set|found|headquartered"
-_CLAUSE_END = re.compile(
-    rf"^(?P<clause>(?:where|that|which)\s+(?!(?:is|was|are|were|has|have|had)\b)[^,]+?\s(?:is|was|are|were)"
-    rf"(?:\s+(?:{_PLACED}))?)"
-    rf"\s*,?\s+(?P<rest>(?!(?:in|on|at|of|to|by|for|from|with|near|during|along|a|an|the|as|"
-    rf"{_PLACED})\b)(?![a-z]+ed\b)[a-z].*)$",
-    re.IGNORECASE,
-)
-
-
-def split_clause_end(clause: str) -> tuple[str, str]:
-    """(the clause, the words after its end that belong to the outer question): "where
-    Greenfield-Central High is stop selling booze" -> ("where Greenfield-Central High is",
-    "stop selling booze"); (clause, "") when the clause runs to the end ("where the Bubye
-    River is found", "that Jiménez is a part")."""
-    match = _CLAUSE_END.match(clause)
-    if match is None:
-        return clause, ""
-    return match.group("clause"), match.group("rest")
 
 
 def _words(text: str) -> str:
@@ -182,7 +125,7 @@ class RulePlanner:
         elif self._is_comparison(body, named):
             plan = self._comparison(question, body, named, entities)
         else:
-            plan = self._bridge(question, body, entities)
+            plan = self._bridge(question, with_relative_pronoun(body), entities)
         single = len(plan.sub_questions) == 1
         validate_plan(plan, min_subqs=1 if single else 2, min_axes=1 if single else 2)
         return plan
@@ -289,8 +232,9 @@ class RulePlanner:
         clauses: list[str] = []
         for i in range(1, len(parts) - 1, 2):
             clause = f"{parts[i]} {parts[i + 1]}".strip()
-            # "... when he died" modifies the clause before it; it is not a hop of its own.
-            if len(content_terms(parts[i + 1])) < 2:
+            # "... when he died" modifies the clause before it; it is not a hop of its own
+            # ("that Signmark is from" names someone: it is one).
+            if len(content_terms(parts[i + 1])) < 2 and not _names(parts[i + 1]):
                 if clauses:
                     clauses[-1] = f"{clauses[-1]} {clause}"
                 else:
@@ -426,6 +370,8 @@ class RulePlanner:
         # The answer hop asks what follows the bridge ("an Australian soap opera [created by
         # who]"), not the words that describe the entity it starts from.
         asked_of_bridge = _words(after_bridge(body))
+        # "the first president of Damerjog's country": the background finds a country
+        possessed = regex(rf"[A-Z][\w.-]*'s\s+({kind_nouns()})\b").search(body)
         subs = [
             SubQuestion(
                 need=self.settings.sources_needed,
@@ -435,6 +381,7 @@ class RulePlanner:
                 search_query=f"{anchor} {relation}".strip() if entities else words,
                 stop_condition=f"one independent source about {anchor} that mentions {relation}",
                 expected_claims=[f"Describes {anchor} as it bears on the question"],
+                finds=possessed.group(1) if possessed else "",
             ),
             SubQuestion(
                 need=self.settings.answer_sources_needed,

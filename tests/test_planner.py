@@ -161,6 +161,11 @@ def test_the_parent_asked_for_is_read_from_the_child_of_a_and_b() -> None:
     ("Which Danish heavy metal band from Copenhagen released a compilation album?", "band"),
     ("What is the name of the band?", ""),
     ("Who directed Angel Eyes?", ""),
+    # a verb after the noun ends it: "what currency predated the ...", "what river flows through ..."
+    ("What currency predated the Lira in the country Tessaly is from?", "currency"),
+    ("What river flows through the city of Marlow?", "river"),
+    ("What county shares a border with Dorn County?", "county"),
+    ("What films of the director won awards?", "films"),
 ])
 def test_the_noun_a_question_word_asks_for(question: str, noun: str) -> None:
     from citeloop.runtime.planner import asked_noun

@@ -1,7 +1,8 @@
 """A chain through a region: "the state where X is" ends its clause at "is" (the words after it
 ask the outer question), the state is found by the form places are written in ("Marlow,
 Tessaly": the part after the comma), and the next hop searches that state alone when no
-runner-up is of the asked kind.
+runner-up is of the asked kind. A clause written without its pronoun ("the country Tessaly is
+from") is a hop all the same, and a possessive names the kind its background hop finds.
 
 The corpora are hand-made: the expected names are read off the page text."""
 
@@ -11,7 +12,8 @@ import pytest
 from test_answer import FILLER, _kit
 
 from citeloop.runtime.bridging import is_region_by_form, kind_nearness
-from citeloop.runtime.planner import RulePlanner, split_clause_end
+from citeloop.runtime.clauses import split_clause_end
+from citeloop.runtime.planner import RulePlanner
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink
 
@@ -73,3 +75,27 @@ def test_the_next_hop_searches_the_state_alone() -> None:
     queries = [e.query for e in sink.events if e.type == "query_issued" and e.subq == "sq2"]
     assert queries and queries[0].startswith("Tessaly time"), queries
     assert "Brenholt" not in queries[0] and "Marlow" not in queries[0]
+
+
+@pytest.mark.parametrize(("question", "first_hop"), [
+    ("What currency predated the Lira in the country Signwell is from?", "Which country that Signwell is from?"),
+    ("What county shares a border with the county in which Calder, Tessaly is located?",
+     "Which county where Calder, Tessaly is located?"),
+    ("Who ran for governor in the state the Battle of Dorn Creek was fought?",
+     "Which state that the Battle of Dorn Creek was fought?"),
+])
+def test_a_clause_without_its_pronoun_is_a_hop(question: str, first_hop: str) -> None:
+    plan = RulePlanner().plan(question)
+    assert plan.sub_questions[0].question == first_hop
+    assert plan.sub_questions[1].search_query.startswith("{sq1}")
+    assert plan.question == question  # the question itself is kept as asked
+
+
+def test_a_name_and_its_verb_after_a_word_that_is_no_kind_stay_as_written() -> None:
+    plan = RulePlanner().plan("Dorn is a town in Tessaly, the late President of Tessaly was Ivo Brant, who died when?")
+    assert all("that President" not in sq.question for sq in plan.sub_questions)
+
+
+def test_a_possessive_names_the_kind_the_background_finds() -> None:
+    plan = RulePlanner().plan("Who was the first president of Damerjog's country?")
+    assert plan.sub_questions[0].finds == "country"

@@ -1,0 +1,109 @@
+"""How a question's words are read into hops: where a relative clause opens (`RELATIVE`) and
+ends (`split_clause_end`), a clause written without its pronoun (`with_relative_pronoun`),
+the noun a question word asks for (`asked_noun`) and what a question asks of the entity its
+named one leads to (`after_bridge`). The rule planner (`citeloop.runtime.planner`) builds
+its hops from these.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from citeloop.runtime.datafiles import read_data_yaml
+from citeloop.runtime.text import STOPWORDS, regex
+
+# A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
+RELATIVE = re.compile(
+    r"(?<!\bto)(?<!\bin)(?<!\bof)(?<!\bby)(?<!\bfor)(?<!\bwith)(?<!\bat)(?<!\bfrom)(?<!\bon)"
+    r"(?<!\bis)(?<!\bwas)(?<!\bare)(?<!\bwere)(?<!ed)"  # "starred which actress" asks, it does not relate
+    r"\s(?:,\s*)?\b(that|which|who|whose|where|when)\b\s",
+    re.IGNORECASE,
+)
+# The question word of a clause (after its opening relative pronoun): "that aired on what station".
+ASKED = re.compile(r"\b(what|which|who|whom|whose|when|where|how)\b", re.IGNORECASE)
+
+
+def asked_noun(text: str) -> str:
+    """The noun a question word asks for: "on what station" -> "station", "which California
+    city" -> "city" (names are skipped), "what crime family" -> "family"; "" for "what is ..."."""
+    match = re.search(r"\b(?:what|which)\s+([^?,;:()]+)", text, re.IGNORECASE)
+    if match is None:
+        return ""
+    noun = ""
+    words = match.group(1).split()[:4]
+    for i, word in enumerate(words):
+        bare = word.strip("'\"")
+        if bare[:1].isupper() and not noun:
+            continue  # "which Queensland Senator ...": a name before the noun
+        low = bare.lower()
+        if low in STOPWORDS or not low.isalpha() or bare[:1].isupper():
+            break
+        following = words[i + 1].lower() if i + 1 < len(words) else ""
+        if noun and low.endswith(("ed", "s")) and following in _VERB_FOLLOWERS:
+            break  # "what currency predated the Euro", "what river flows through": a verb
+        noun = low
+    return noun
+
+
+_VERB_FOLLOWERS = frozenset("a an the through into with from by on in at to".split())
+
+
+_BRIDGE_PHRASE = re.compile(
+    r"\b(?:a|an)\s+((?:[\w'&-]+\s+){0,4}?[\w'&-]+?)(?=\s+(?:\w+ed|born|known|written|made|run|held|built|sung|"
+    r"shot|set|in|of|by|from|for|with|on|at|whose|which|that|who|where)\b)")
+
+
+def after_bridge(text: str) -> str:
+    """What the question asks of the entity its named one leads to: the words after the last
+    "a ..." before the question word ("Kate Ramsay is a fictional character from an Australian
+    soap opera created by who?" -> "created by who?"); "" when no such phrase stands there."""
+    asked = ASKED.search(text)
+    end = asked.start() if asked else len(text)
+    phrases = [m for m in _BRIDGE_PHRASE.finditer(text) if m.end() <= end]
+    return text[phrases[-1].end():] if phrases else ""
+
+
+# A clause whose own subject stands before its verb "is" ends there, or after the participle
+# that places it: in "What time does the state [where Greenfield-Central High is] stop
+# selling booze?" the words after "is" are the outer question's own verb.
+_PLACED = "located|situated|based|set|found|headquartered"
+_PARTICIPLES = "born|held|made|built|known|shot|written|sung|taken|given|fought|won|seen|run"
+_CLAUSE_END = re.compile(
+    rf"^(?P<clause>(?:where|that|which)\s+(?!(?:is|was|are|were|has|have|had)\b)[^,]+?\s(?:is|was|are|were)"
+    rf"(?:\s+(?:{_PLACED}|{_PARTICIPLES}))?)"
+    rf"\s*,?\s+(?P<rest>(?!(?:in|on|at|of|to|by|for|from|with|near|during|along|a|an|the|as|"
+    rf"{_PLACED}|{_PARTICIPLES})\b)(?![a-z]+ed\b)[a-z].*)$",
+    re.IGNORECASE,
+)
+
+
+def split_clause_end(clause: str) -> tuple[str, str]:
+    """(the clause, the words after its end that belong to the outer question): "where
+    Greenfield-Central High is stop selling booze" -> ("where Greenfield-Central High is",
+    "stop selling booze"); (clause, "") when the clause runs to the end ("where the Bubye
+    River is found", "that Jiménez is a part")."""
+    match = _CLAUSE_END.match(clause)
+    if match is None:
+        return clause, ""
+    return match.group("clause"), match.group("rest")
+
+
+@cache
+def kind_nouns() -> str:
+    """The nouns for kinds of place and organisation (`runtime/data/answer_cues.yaml`), as
+    one alternation."""
+    cues = read_data_yaml("answer_cues.yaml")
+    words = {*cues["region_nouns"], *cues["town_nouns"], *cues["institution_nouns"], *cues["organisation_nouns"]}
+    return "|".join(sorted(words))
+
+
+def with_relative_pronoun(body: str) -> str:
+    """A relative clause written without its pronoun, given one: "the country Signmark is from"
+    -> "the country that Signmark is from", "the county in which Johnnycake is located" ->
+    "the county where Johnnycake is located". Only after a noun for a kind of place or
+    organisation and before a name and its verb, so "the late President of ... was" stays."""
+    kinds = kind_nouns()
+    body = regex(rf"\bthe ({kinds}) in which (?=(?:the )?[A-Z])").sub(r"the \1 where ", body)
+    name = r"(?:the\s+)?[A-Z][\w'.-]*(?:,?\s+(?:[A-Z][\w'.-]*|of|de|the|and))*?"
+    return regex(rf"\bthe ({kinds}) (?={name}\s+(?:is|was|are|were|played|plays)\b)").sub(r"the \1 that ", body)
