@@ -375,6 +375,8 @@ def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
     """Is the name of the asked kind by its own form, whatever words stand near it: it ends
     with the kind's word ("Avery County") or is a region written as one (`is_region_by_form`)."""
     kind, own = content_terms(finds), content_terms(name)
+    if finds.lower() in _region_nouns() and finds.lower() not in ("country", "nation") and name in countries_named(name):
+        return False  # "United States" ends with "States" but is no state
     if kind and len(own) > len(kind) and own[-len(kind):] == kind:
         return True
     return is_region_by_form(quote, name, finds)
@@ -386,13 +388,18 @@ def _region_nouns() -> frozenset[str]:
 
 
 def is_region_by_form(quote: str, name: str, finds: str) -> bool:
-    """Is `name` the region a hop asking for a state, country or county looks for, by the
+    """Is `name` the region a hop asking for a state, province or country looks for, by the
     form places are written in? The part after a place's comma that ends the phrase
-    ("Greenfield, Indiana.": the state; not "Academy, Central High School is") or, for a country, a country's name ("Djibouti")."""
-    if finds.lower() not in _region_nouns() or not name[:1].isupper():
+    ("Greenfield, Indiana.": the state; not "Academy, Central High School is") or, for a
+    country, a country's name ("Djibouti"). A county is named with its word ("Avery County"),
+    and the part after its comma is its state: no county is known by this form."""
+    asked = finds.lower()
+    if asked not in _region_nouns() or not name[:1].isupper():
         return False
-    if finds.lower() in ("country", "nation") and name in countries_named(name):
-        return True
+    if name in countries_named(name):
+        return asked in ("country", "nation")
+    if asked == "county":
+        return False
     return regex(r"\b[A-Z][\w.'-]*,\s+" + re.escape(name) + r"(?=\s*(?:[,.;:)]|$))").search(quote) is not None
 
 
@@ -445,6 +452,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     hop_relation = _hop_relation_cues(hop_query)
     finds_terms = set(content_terms(finds))
+    kind_words = set(tokenize(finds))
     best: dict[str, float] = {}
     source: dict[str, EvidenceCard] = {}
     order: list[str] = []
@@ -473,7 +481,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             if in_place:
                 excluded = name.lower() in question_names
             else:
-                excluded = sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5
+                # the word for the asked kind is no sign of a question name ("McDowell County")
+                excluded = sum(t in question_tokens and t not in kind_words for t in tokens) / len(tokens) >= 0.5
             if excluded:
                 continue
             score = card.grade.relevance + anchor + in_place
@@ -483,7 +492,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             score += 0.3 * nearness(words, name, near_relation)
             score += HOP_RELATION_WEIGHT * nearness(words, name, near_hop)
             if finds:
-                by_form = is_region_by_form(card.quote, name, finds)
+                by_form = of_kind_by_form(card.quote, name, finds)
                 score += KIND_WEIGHT * (1.0 if by_form else nearness(words, name, near_kind))
             if describes_noun(card.quote, name):
                 score -= MODIFIER_PENALTY

@@ -9,9 +9,10 @@ The corpora are hand-made: the expected names are read off the page text."""
 from __future__ import annotations
 
 import pytest
+from llm_scripts import card as llm_card
 from test_answer import FILLER, _kit
 
-from citeloop.runtime.bridging import is_region_by_form, kind_nearness
+from citeloop.runtime.bridging import is_region_by_form, kind_nearness, of_kind_by_form, rank_bridge_candidates
 from citeloop.runtime.clauses import split_clause_end
 from citeloop.runtime.planner import RulePlanner
 from citeloop.runtime.session import run_research
@@ -99,3 +100,20 @@ def test_a_name_and_its_verb_after_a_word_that_is_no_kind_stay_as_written() -> N
 def test_a_possessive_names_the_kind_the_background_finds() -> None:
     plan = RulePlanner().plan("Who was the first president of Damerjog's country?")
     assert plan.sub_questions[0].finds == "country"
+
+
+def test_a_country_is_no_state_and_a_county_is_named_with_the_asked_word() -> None:
+    quote = "The Dorn Church is a historic building in Calder, Tessaly, United States."
+    assert of_kind_by_form(quote, "Tessaly", "state")
+    assert not of_kind_by_form(quote, "United States", "state")  # it ends with "States" but is a country
+    assert of_kind_by_form(quote, "United States", "country")
+    # the part after a county's comma is its state
+    assert not is_region_by_form("Portland is in Dodge County, Wisconsin.", "Wisconsin", "county")
+    assert of_kind_by_form("Portland is in Dodge County, Wisconsin.", "Dodge County", "county")
+    plan = RulePlanner().plan("What county shares a border with the county in which Calder, Tessaly is located?")
+    first = plan.sub_questions[0]
+    card = llm_card("c1", "Calder is an unincorporated community in Merrow County, Tessaly, United States.", "d1", first.id)
+    ranked = rank_bridge_candidates(plan, [card.model_copy(update={"title": "Calder, Tessaly"})], {"Calder, Tessaly"},
+                                    first.search_query, first.finds)
+    # "county" is a word of the question, but it names the kind asked for, not the question's own place
+    assert ranked[0] == "Merrow County", ranked
