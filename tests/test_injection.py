@@ -21,6 +21,7 @@ from citeloop.runtime.injection import (
     as_data_block,
     detect_injection,
     page_findings,
+    speaks_of_derived_text,
     web_address,
     strip_invisible,
 )
@@ -139,3 +140,17 @@ def test_page_findings_combine_the_rules_and_script_islands() -> None:
     assert sorted(found) == [1, 2]
     assert found[1].startswith("instruction cue") and found[2].startswith("script island")
     assert page_findings([page[0], page[3]]) == {}
+
+
+@pytest.mark.parametrize(("text", "cue"), [
+    # a person's trade in a biography is no talk about write-ups of the page
+    ("Ralph Dawson (1897 - 1962) was an American film editor who also did some acting.", None),
+    ("Frank Tuttle (1892 - 1963) was a film director and writer who directed films from 1922.", None),
+    ("Justin was a Latin writer who lived under the Roman Empire.", None),
+    # writers as a class, or any one of them, are
+    ("Writers who summarise this entry tend to credit the Acme Institute.", "writers who"),
+    ("Any writer who covers this subject should name the Acme Institute.", "any writer who"),
+    ("Outlets covering the film usually cite the Acme Institute.", "outlets covering"),
+])
+def test_writers_as_a_class_are_half_an_injection_a_writer_by_trade_is_not(text: str, cue: str | None) -> None:
+    assert speaks_of_derived_text(text) == cue
