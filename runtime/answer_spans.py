@@ -34,6 +34,7 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
     life_role,
     number_mentions,
 )
+from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import (
     content_terms,
@@ -83,9 +84,14 @@ def cues() -> Cues:
 
 def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
     """Does the question ask with one of these phrases, outside the names it mentions? The
-    song title in "the performer of song That's When Your Heartaches Begin" asks no date."""
-    low = f" {' '.join(tokenize(_without_names(question)))} "
+    song title in "the performer of song That's When Your Heartaches Begin" asks no date, and
+    the relative "where" of "the airport in the city where WILM broadcasts" asks no place."""
+    low = f" {' '.join(tokenize(_RELATIVE_WHERE.sub(' ', _without_names(question))))} "
     return any(f" {p} " in low for p in phrases)
+
+
+_RELATIVE_WHERE = re.compile(r"(?<=[a-z])\s+where\b(?=\s+[^\s?])")
+"""A "where" right after a lower-case word opens a relative clause ("the city where ...")."""
 
 
 @lru_cache(maxsize=1 << 12)
@@ -137,16 +143,21 @@ def _nearness(sentence: str, start: int, relation: set[str]) -> float:
     return 1.0 / (1 + gap)
 
 
-def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_words: bool = True) -> bool:
+def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_words: bool = True,
+                of_kind: bool = False) -> bool:
     """Is the name the question's own subject (or no name at all)? By its words (half of them
     in the question) unless `by_words` is off, for a parent named after the child ("Engelbert
-    II of the Mark" for "Engelbert III of the Mark"), who is a subject only by the whole name."""
+    II of the Mark" for "Engelbert III of the Mark"), who is a subject only by the whole name.
+    A name of the asked kind by its form (`of_kind`) is a subject only by the whole name too:
+    "Wilmington International Airport" answers "the airport in Wilmington"."""
     tokens = tokenize(name)
     if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
         return True
     if by_words and sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
         return True
     folded = fold_accents(name).lower()
+    if of_kind:
+        return any(folded == fold_accents(s).lower() for s in subjects if s)
     return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
 
 
@@ -419,7 +430,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 asked_slot = slot is not None and slot in (parent, "parent")
                 if asked_slot and parents and name not in parents:
                     continue  # "Ernest, Duke of Bavaria" is answered whole, not "Duke of Bavaria"
-                if _is_subject(name, subjects, question_tokens, by_words=not asked_slot):
+                of_kind = bool(finds) and of_kind_by_form(quote, name, finds)
+                if _is_subject(name, subjects, question_tokens, by_words=not asked_slot, of_kind=of_kind):
                     continue
                 if REGNAL_NUMBER.fullmatch(name) or name in aliases:
                     continue  # "Charles I and IV" names no "IV"; "X (Jacques Jean Marie; born ...)" is X
@@ -428,7 +440,9 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if is_office(name):
                     continue  # "the last Emperor of Austria" names an office, not who held it
                 name, level = _place_level(quote, name, finds, place and not origin)
-                score = proximity(quote, name, relation) + 0.3 * (len(tokenize(name)) > 1) + level \
+                # a name of the asked kind by its form says the asked word itself ("... Airport")
+                near = 1.0 if of_kind else proximity(quote, name, relation)
+                score = near + 0.3 * (len(tokenize(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
                                         float(described_as(name, finds, described or {})))
                 if slot is not None:

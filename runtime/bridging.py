@@ -14,9 +14,8 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
-from citeloop.runtime.countries import countries_named
-from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
+from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.plan_gate import SLOT
 from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
 from citeloop.runtime.text import (
@@ -369,38 +368,6 @@ def kind_nearness(quote: str, name: str, finds: str) -> float:
     if of_kind_by_form(quote, name, finds):
         return 1.0
     return proximity(quote, name, set(content_terms(finds)))
-
-
-def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
-    """Is the name of the asked kind by its own form, whatever words stand near it: it ends
-    with the kind's word ("Avery County") or is a region written as one (`is_region_by_form`)."""
-    kind, own = content_terms(finds), content_terms(name)
-    if finds.lower() in _region_nouns() and finds.lower() not in ("country", "nation") and name in countries_named(name):
-        return False  # "United States" ends with "States" but is no state
-    if kind and len(own) > len(kind) and own[-len(kind):] == kind:
-        return True
-    return is_region_by_form(quote, name, finds)
-
-
-@cache
-def _region_nouns() -> frozenset[str]:
-    return frozenset(read_data_yaml("answer_cues.yaml")["region_nouns"])
-
-
-def is_region_by_form(quote: str, name: str, finds: str) -> bool:
-    """Is `name` the region a hop asking for a state, province or country looks for, by the
-    form places are written in? The part after a place's comma that ends the phrase
-    ("Greenfield, Indiana.": the state; not "Academy, Central High School is") or, for a
-    country, a country's name ("Djibouti"). A county is named with its word ("Avery County"),
-    and the part after its comma is its state: no county is known by this form."""
-    asked = finds.lower()
-    if asked not in _region_nouns() or not name[:1].isupper():
-        return False
-    if name in countries_named(name):
-        return asked in ("country", "nation")
-    if asked == "county":
-        return False
-    return regex(r"\b[A-Z][\w.'-]*,\s+" + re.escape(name) + r"(?=\s*(?:[,.;:)]|$))").search(quote) is not None
 
 
 def rank_bridge_candidates(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],

@@ -159,7 +159,9 @@ def test_the_parent_asked_for_is_read_from_the_child_of_a_and_b() -> None:
     ("Drew Fuller starred in a series that originally broadcast on what station?", "station"),
     ("Toad Hall is a hall in a university located in what Australian city?", "city"),
     ("Which Danish heavy metal band from Copenhagen released a compilation album?", "band"),
-    ("What is the name of the band?", ""),
+    ("What is the name of the band?", "band"),  # the name of a band is asked as "what band" is
+    ("What is the population of the state?", "population"),
+    ("What is a term for the institution?", ""),
     ("Who directed Angel Eyes?", ""),
     # a verb after the noun ends it: "what currency predated the ...", "what river flows through ..."
     ("What currency predated the Lira in the country Tessaly is from?", "currency"),

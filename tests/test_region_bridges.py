@@ -1,7 +1,9 @@
 """A chain through a region: "the state where X is" ends its clause at "is" (the words after it
 ask the outer question), the state is found by the form places are written in ("Marlow,
 Tessaly": the part after the comma), and the next hop searches that state alone when no
-runner-up is of the asked kind. A clause written without its pronoun ("the country Tessaly is
+runner-up is of the asked kind; a town is the first part of "Marlow, Tessaly", and an answer of
+the asked kind by its name ("Marlow Regional Airport") is no subject for holding the bridge's name.
+A clause written without its pronoun ("the country Tessaly is
 from") is a hop all the same, and a possessive names the kind its background hop finds.
 
 The corpora are hand-made: the expected names are read off the page text."""
@@ -12,8 +14,9 @@ import pytest
 from llm_scripts import card as llm_card
 from test_answer import FILLER, _kit
 
-from citeloop.runtime.bridging import is_region_by_form, kind_nearness, of_kind_by_form, rank_bridge_candidates
+from citeloop.runtime.bridging import kind_nearness, rank_bridge_candidates
 from citeloop.runtime.clauses import split_clause_end
+from citeloop.runtime.place_forms import is_region_by_form, is_town_by_form, of_kind_by_form
 from citeloop.runtime.planner import RulePlanner
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink
@@ -117,3 +120,27 @@ def test_a_country_is_no_state_and_a_county_is_named_with_the_asked_word() -> No
                                     first.search_query, first.finds)
     # "county" is a word of the question, but it names the kind asked for, not the question's own place
     assert ranked[0] == "Merrow County", ranked
+
+
+def test_a_town_is_the_first_part_of_a_place_and_no_country_is_one() -> None:
+    quote = "WQRS is a talk radio station broadcasting in Marlow, Tessaly, United States."
+    assert is_town_by_form(quote, "Marlow", "city")
+    assert not is_town_by_form(quote, "Tessaly", "city")  # after a comma: the region
+    assert not is_town_by_form(quote, "United States", "city")
+    assert not is_town_by_form(quote, "Marlow", "state")  # a state is asked
+
+
+def test_the_answer_of_the_asked_kind_holds_the_bridges_name() -> None:
+    """The relative "where" asks no place: the airport is the subject of its sentence, named
+    after the town the chain led to, and of the kind asked; the codes beside it are not."""
+    pages = {
+        "WQRS (AM)": "WQRS is a talk radio station broadcasting in Marlow, Tessaly, United States.",
+        "Marlow Regional Airport": "Marlow Regional Airport (IATA: MRW, ICAO: KMRW) is a public airport located just "
+                                   "north of Marlow, Tessaly.",
+        # other stations licensed to broadcast: the first search reads them, not the airport
+        "WQRT (FM)": "WQRT is a radio station licensed to broadcast in the city of Dunmore.",
+        "WQRU (AM)": "WQRU is a radio station licensed to broadcast news in the city of Calder.",
+    }
+    result, _ = run_research("What is the name of the airport in the city where WQRS is licensed to broadcast?",
+                             _kit({**FILLER, **pages}), out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Marlow Regional Airport", result.report.answer

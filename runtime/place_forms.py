@@ -1,0 +1,66 @@
+"""Places known by the form they are written in, for a hop or an answer that asks for a kind
+of place: "Greenfield, Indiana" names a town and then its state, "Avery County" is a county
+by its name, "Djibouti" a country by its name, and a country is no state, county or town.
+`rank_bridge_evidence` and the answer's span ranking (`citeloop.runtime.answer_spans`) give a
+name of the asked kind by its form the full kind bonus.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from citeloop.runtime.countries import countries_named
+from citeloop.runtime.datafiles import read_data_yaml
+from citeloop.runtime.text import content_terms, regex
+
+
+def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
+    """Is the name of the asked kind by its own form, whatever words stand near it: it ends
+    with the kind's word ("Avery County"), or is a region or a town written as one
+    (`is_region_by_form`, `is_town_by_form`). A country's name is of no other kind of place
+    ("United States" ends with "States" but is no state)."""
+    asked = finds.lower()
+    if asked in _place_nouns() and name in countries_named(name):
+        return asked in ("country", "nation")
+    kind, own = content_terms(finds), content_terms(name)
+    if kind and len(own) > len(kind) and own[-len(kind):] == kind:
+        return True
+    return is_region_by_form(quote, name, finds) or is_town_by_form(quote, name, finds)
+
+
+@cache
+def _nouns(key: str) -> frozenset[str]:
+    return frozenset(read_data_yaml("answer_cues.yaml")[key])
+
+
+def _place_nouns() -> frozenset[str]:
+    return _nouns("region_nouns") | _nouns("town_nouns")
+
+
+def is_region_by_form(quote: str, name: str, finds: str) -> bool:
+    """Is `name` the region a hop asking for a state, province or country looks for, by the
+    form places are written in? The part after a place's comma that ends the phrase
+    ("Greenfield, Indiana.": the state; not "Academy, Central High School is") or, for a
+    country, a country's name ("Djibouti"). A county is named with its word ("Avery County"),
+    and the part after its comma is its state: no county is known by this form."""
+    asked = finds.lower()
+    if asked not in _nouns("region_nouns") or not name[:1].isupper():
+        return False
+    if name in countries_named(name):
+        return asked in ("country", "nation")
+    if asked == "county":
+        return False
+    return regex(r"\b[A-Z][\w.'-]*,\s+" + re.escape(name) + r"(?=\s*(?:[,.;:)]|$))").search(quote) is not None
+
+
+def is_town_by_form(quote: str, name: str, finds: str) -> bool:
+    """Is `name` the town a hop asking for a city or town looks for, by the form places are
+    written in: the first part of "Wilmington, Delaware" (not a part after a comma, and not a
+    country's name)?"""
+    if finds.lower() not in _nouns("town_nouns") or not name[:1].isupper() or name in countries_named(name):
+        return False
+    for match in regex(r"(?<![\w-])" + re.escape(name) + r",\s+[A-Z]").finditer(quote):
+        if not regex(r",\s*$").search(quote, 0, match.start()):
+            return True
+    return False
