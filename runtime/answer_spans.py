@@ -17,6 +17,7 @@ from citeloop.runtime.bridging import (
     KIND_WEIGHT,
     REGNAL_NUMBER,
     kind_nearness,
+    names_title,
     parent_slot,
     parents_named,
     proximity,
@@ -387,6 +388,11 @@ def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool
     return any(stem & set(content_terms(q)) for q in described.get(name, ()))
 
 
+OWN_ARTICLE = 0.3
+"""Added to an answer found in a sentence of the subject's own article ("Somalia" for the
+country a chain led to), over one from a page that mentions the subject in passing."""
+
+
 def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]], relation: set[str],
               subjects: list[str], question: str, titles: set[str] = frozenset(), finds: str = "",
               described: dict[str, list[str]] | None = None, parent: str | None = None) -> list[Found]:
@@ -398,6 +404,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     # family" is answered by "DeCavalcante crime family", "what county" by "Avery County".
     question_tokens = set(tokenize(question)) - set(tokenize(finds))
     role = asked_life(question)
+    subject_keys = {fold_accents(s).lower() for s in subjects if s}
     found: dict[str, Found] = {}
     for rank, (claim, card) in enumerate(sentences):
         quote = card.quote
@@ -467,8 +474,9 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     score += 0.6 + 0.5 * bool(set(tokenize(name)) & cues().institution_nouns)
                     name = where_it_lies(quote, name, finds, subjects)  # "University of California, Los Angeles"
                 candidates.append((name, score))
+        own = OWN_ARTICLE if names_title(fold_accents(card.title), subject_keys) else 0.0
         for text, score in candidates:
-            total = score + 0.2 * card.grade.relevance - 0.05 * rank
+            total = score + 0.2 * card.grade.relevance - 0.05 * rank + own
             if text not in found or found[text].score < total:
                 found[text] = Found(text, total, claim, card)
     return sorted(found.values(), key=lambda f: -f.score)

@@ -14,11 +14,13 @@ import pytest
 from llm_scripts import card as llm_card
 from test_answer import FILLER, _kit
 
+from citeloop.runtime.answer_spans import best_span
 from citeloop.runtime.bridging import kind_nearness, rank_bridge_candidates
 from citeloop.runtime.clauses import split_clause_end
 from citeloop.runtime.place_forms import is_region_by_form, is_town_by_form, of_kind_by_form
 from citeloop.runtime.planner import RulePlanner
 from citeloop.runtime.session import run_research
+from citeloop.trajectories.models import ReportClaim
 from citeloop.trajectories.runfile import MemorySink
 
 
@@ -144,3 +146,20 @@ def test_the_answer_of_the_asked_kind_holds_the_bridges_name() -> None:
     result, _ = run_research("What is the name of the airport in the city where WQRS is licensed to broadcast?",
                              _kit({**FILLER, **pages}), out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "Marlow Regional Airport", result.report.answer
+
+
+def test_the_answer_comes_from_the_bridges_own_article_before_a_passing_mention() -> None:
+    """Two sentences each name a president beside the country the chain led to; the one in the
+    country's own article answers who led it, not the one on a diplomat's page, though that
+    one comes first and stands as near the relation word."""
+    passing = llm_card("c1", "Lena Dorr was sent to Djibouti by Barack Obama, the leader.", "d1", "sq2")
+    own = llm_card("c2", "In 2011 Ismail Omar, the leader of Djibouti, was elected.", "d2", "sq2")
+    sentences = [(_claim(c.card_id, c.quote), c.model_copy(update={"title": title}))
+                 for c, title in ((passing, "Lena Dorr"), (own, "Djibouti"))]
+    found = best_span("entity", sentences, {"leader"}, ["Djibouti"], "Who was the leader of the country Damerby is in?")
+    assert found[0].text == "Ismail Omar", found
+
+
+def _claim(card_id: str, text: str) -> ReportClaim:
+    return ReportClaim(claim_id=f"claim-{card_id}", text=text, citations=[card_id], verdict="entail",
+                       confidence="weak", independent_sources=1)
