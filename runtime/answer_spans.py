@@ -159,6 +159,10 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
     folded = fold_accents(name).lower()
     if of_kind:
         return any(folded == fold_accents(s).lower() for s in subjects if s)
+    if not by_words:
+        # the parent's whole name may hold a part of the child's ("Count of Dreux" of "Robert
+        # I, Count of Dreux"): only a name inside a subject's is that subject
+        return any(folded in fold_accents(s).lower() for s in subjects if s)
     return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
 
 

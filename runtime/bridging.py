@@ -293,7 +293,9 @@ def relation_terms(plan: Plan) -> set[str]:
 
 # "the son of A and B": by the convention of biographies the father is named first.
 # "born in Wolfratshausen to A and B" names them the same way.
-_PARENTS = re.compile(r"(?:\b(?:son|daughter|child|children|sons|daughters)\s+of\s+(?P<first>(?:(?!\s+and\s).)+?)|"
+_KIN_OF = r"(?:son|daughter|child|children|sons|daughters)(?:\s+and\s+(?:heir|successor))?\s+of"
+"""A child's word and its "of" ("the eldest son and successor of")."""
+_PARENTS = re.compile(r"(?:\b" + _KIN_OF + r"\s+(?P<first>(?:(?!\s+and\s).)+?)|"
                       r"\bborn\b[^.;()]*?\bto\s+"
                       r"(?P<born_first>[A-Z].+?))\s+and\s+(?:his\s+wife,?\s+|"
                       r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
@@ -303,7 +305,7 @@ _PARENTS = re.compile(r"(?:\b(?:son|daughter|child|children|sons|daughters)\s+of
 def parents_named(quote: str) -> tuple[str, str] | None:
     """(father, mother) of "the son of FATHER and MOTHER", a shared family name given to both:
     "the son of John and Elizabeth Dickens" -> ("John Dickens", "Elizabeth Dickens")."""
-    match = _PARENTS.search(quote)
+    match = _not_of_a_spouse(_PARENTS, quote)
     if match is None:
         return None
     # "the son of Francis Baring, 3rd Baron Ashburton (1800-1868), and ...": the name, not its dates
@@ -334,7 +336,17 @@ def _without_description(name: str) -> str:
     return ", ".join(kept)
 
 
-_CHILD_OF = re.compile(r"\b(?:son|daughter|child)\s+of\s+(?:the\s+)?(?P<name>[A-Z][^,.;()]*)")
+_CHILD_OF = re.compile(r"\b" + _KIN_OF + r"\s+(?:the\s+)?(?P<name>[A-Z][^,.;()]*)")
+_MARRIED = re.compile(r"\bmarried\b")
+
+
+def _not_of_a_spouse(pattern: re.Pattern[str], quote: str) -> re.Match[str] | None:
+    """The first match of a child's words in the sentence, less one that follows "married":
+    in "In 1160, Rotrou married Matilda, daughter of Theobald II" the parents are the wife's."""
+    for match in pattern.finditer(quote):
+        if not _MARRIED.search(quote, 0, match.start()):
+            return match
+    return None
 
 
 def parent_slot(quote: str, name: str) -> str | None:
@@ -346,7 +358,7 @@ def parent_slot(quote: str, name: str) -> str | None:
         if name in parents[0]:
             return "father"
         return "mother" if name in parents[1] else None
-    single = _CHILD_OF.search(quote)
+    single = _not_of_a_spouse(_CHILD_OF, quote)
     return "parent" if single is not None and single.group("name").startswith(name) else None
 
 

@@ -1,0 +1,42 @@
+"""Parents read from a biography's sentence: "the eldest son and successor of A and B" names
+the subject's parents; "X married Y, daughter of C" names Y's, not X's; and the father's whole
+name may hold the title the question gives the child ("Odo I, Count of Marlow" for "Odo III,
+Count of Marlow's paternal grandfather") without being taken for the child.
+
+The sentences are hand-made; the expected names are read off them."""
+
+from __future__ import annotations
+
+from llm_scripts import card
+
+from citeloop.runtime.answer_spans import best_span
+from citeloop.runtime.bridging import parent_slot, parents_named
+from citeloop.trajectories.models import ReportClaim
+
+
+def test_a_son_and_successor_names_his_parents_not_his_mothers() -> None:
+    quote = ("Jordan I (after 1046 - 1091), count of Aversa, was the eldest son and successor of Prince Richard I "
+             "of Dorn and Fressenda, a daughter of Tancred of Hauteville.")
+    assert parents_named(quote) == ("Prince Richard I of Dorn", "Fressenda")
+    assert parent_slot(quote, "Tancred of Hauteville") is None
+
+
+def test_the_parents_of_a_spouse_are_not_the_subjects() -> None:
+    quote = "In 1160, Rotrou married Matilda of Brenholt, daughter of Theobald II, Count of Calder, and Matilda of Dorn."
+    assert parents_named(quote) is None
+    assert parent_slot(quote, "Theobald II, Count of Calder") is None
+    # a kinship stated before the marriage is still the subject's own
+    before = "Rotrou, son of Geoffrey of Marlow, married Matilda of Brenholt, daughter of Theobald II."
+    assert parent_slot(before, "Geoffrey of Marlow") == "parent"
+
+
+def test_the_fathers_whole_name_may_hold_the_childs_title() -> None:
+    quote = ("Odo II of Marlow (1154 - 1218), Count of Marlow and Brenholt, was the eldest surviving son of Odo I, "
+             "Count of Marlow, and Agnes de Brenholt, and a grandson of King Louis VI of Tessaly.")
+    hop = card("c1", quote, "d1", "sq2").model_copy(update={"title": "Odo II, Count of Marlow"})
+    claim = ReportClaim(claim_id="claim-c1", text=quote, citations=["c1"], verdict="entail", confidence="weak",
+                        independent_sources=1)
+    subjects = ["Odo II, Count of Marlow", "Odo III, Count Of Marlow", "Odo III", "Count Of Marlow"]
+    found = best_span("entity", [(claim, hop)], {"father", "son"}, subjects,
+                      "Who is Odo III, Count Of Marlow's paternal grandfather?", parent="father")
+    assert found[0].text == "Odo I, Count of Marlow", found
