@@ -8,7 +8,7 @@ name of the asked kind by its form the full kind bonus.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.datafiles import read_data_yaml
@@ -21,12 +21,18 @@ def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
     (`is_region_by_form`, `is_town_by_form`). A country's name is of no other kind of place
     ("United States" ends with "States" but is no state)."""
     asked = finds.lower()
-    if asked in _place_nouns() and name in countries_named(name):
+    if asked in _place_nouns() and _is_country_name(name):
         return asked in ("country", "nation")
     kind, own = content_terms(finds), content_terms(name)
     if kind and len(own) > len(kind) and own[-len(kind):] == kind:
         return True
     return is_region_by_form(quote, name, finds) or is_town_by_form(quote, name, finds)
+
+
+@lru_cache(maxsize=1 << 14)
+def _is_country_name(name: str) -> bool:
+    """Is the name, whole, a country's own name ("Djibouti", "United States"; not "American")?"""
+    return name in countries_named(name)
 
 
 @cache
@@ -47,7 +53,7 @@ def is_region_by_form(quote: str, name: str, finds: str) -> bool:
     asked = finds.lower()
     if asked not in _nouns("region_nouns") or not name[:1].isupper():
         return False
-    if name in countries_named(name):
+    if _is_country_name(name):
         return asked in ("country", "nation")
     if asked == "county":
         return False
@@ -58,7 +64,7 @@ def is_town_by_form(quote: str, name: str, finds: str) -> bool:
     """Is `name` the town a hop asking for a city or town looks for, by the form places are
     written in: the first part of "Wilmington, Delaware" (not a part after a comma, and not a
     country's name)?"""
-    if finds.lower() not in _nouns("town_nouns") or not name[:1].isupper() or name in countries_named(name):
+    if finds.lower() not in _nouns("town_nouns") or not name[:1].isupper() or _is_country_name(name):
         return False
     for match in regex(r"(?<![\w-])" + re.escape(name) + r",\s+[A-Z]").finditer(quote):
         if not regex(r",\s*$").search(quote, 0, match.start()):
