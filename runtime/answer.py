@@ -301,7 +301,7 @@ def _as_asked(question: str, text: str) -> str:
     if has_phrase(question, cues().year_cues):
         years = [d.value[0] for d in date_mentions(text)]
         if len(years) == 1:
-            return str(int(years[0]))
+            return str(int(years[0])) if years[0] > 0 else f"{int(-years[0])} BC"
     if has_phrase(question, cues().country_cues) and is_country_word(text):
         named = countries_named(text)
         if len(named) == 1:

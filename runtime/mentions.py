@@ -18,12 +18,23 @@ _MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r"|" + "|".j
 # between them, as some articles print it: "(21 March 192011 January 2010)"; the next date
 # then starts right after a digit.
 _YEAR_END = r"(?:\b|(?=\d{1,2}\s+[A-Z][a-z]+\s+\d)|(?=(?:" + "|".join(m.capitalize() for m in MONTHS) + r")\b))"
+# An era written before or after a year ("AD 23", "13 BC"): with it, a year of one or two
+# digits is a year; BC years count down (their value is negative).
+_ERA_BEFORE = r"(?:(?P<ad>AD|A\.D\.)\s+)?"
+_ERA_AFTER = r"(?:\s+(?P<era>BC|BCE|B\.C\.|AD|CE|A\.D\.)(?![\w.]))?"
 DATE_PATTERNS = [
-    re.compile(r"(?:\b|(?<=\d))(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+(?P<year>\d{3,4})" + _YEAR_END),
-    re.compile(r"(?:\b|(?<=\d))" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+(?P<year>\d{3,4})" + _YEAR_END),
-    re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b"),
+    re.compile(r"(?:\b|(?<=\d))(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+" + _ERA_BEFORE + r"(?P<year>\d{3,4})"
+               + _YEAR_END + _ERA_AFTER),
+    re.compile(r"(?:\b|(?<=\d))" + _MONTH + r"\s+(?P<day>\d{1,2}),?\s+" + _ERA_BEFORE + r"(?P<year>\d{3,4})"
+               + _YEAR_END + _ERA_AFTER),
+    re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b" + _ERA_AFTER),
+    # a day and month before a year of one or two digits, or any year with its era
+    re.compile(r"\b(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+" + _ERA_BEFORE + r"(?P<year>\d{1,2})\b" + _ERA_AFTER),
+    re.compile(r"\b(?:AD|A\.D\.)\s+(?P<year>\d{1,4})\b"),
+    re.compile(r"\b(?P<year>\d{1,4})\s+(?P<era>BC|BCE|B\.C\.|AD|CE|A\.D\.)(?![\w.])"),
     re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
 ]
+_BEFORE_CHRIST = {"BC", "BCE", "B.C."}
 _DEATH_MARKS = {"died", "death", "d"}
 _LIFE_MARKS = _DEATH_MARKS | {"born", "birth", "b"}
 _PARENS = re.compile(r"\(([^()]*)\)")
@@ -50,7 +61,8 @@ def date_mentions(sentence: str) -> list[Mention]:
             month = parts.get("month")
             month_no = next((i + 1 for i, name in enumerate(MONTHS) if month and name.startswith(month.lower()[:3])),
                             0)
-            value = (float(parts["year"]), float(month_no), float(parts.get("day") or 0))
+            year = float(parts["year"]) * (-1 if parts.get("era") in _BEFORE_CHRIST else 1)
+            value = (year, float(month_no), float(parts.get("day") or 0))
             found.append((m.start(), Mention(m.group(0), len(tokenize(sentence[: m.start()])), value)))
     return [mention for _, mention in sorted(found, key=lambda item: item[0])]
 

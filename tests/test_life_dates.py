@@ -148,3 +148,28 @@ def test_a_place_of_birth_or_death_is_read_from_its_side_of_the_dash(question: s
 def test_a_lifes_brackets_state_a_birthplace_without_the_word(quote: str, states: bool) -> None:
     question = "What is the place of birth of Ada Varo's father?"
     assert states_kind("entity", question, {"place", "birth"}, quote) is states
+
+
+@pytest.mark.parametrize(("sentence", "dates"), [
+    # an era makes a short year a year; BC years count down
+    ("Drusus Caesar (14 BC – 14 September AD 23) was the son of Tiberius.",
+     [("14 BC", (-14.0, 0.0, 0.0)), ("14 September AD 23", (23.0, 9.0, 14.0))]),
+    ("Drusus died suddenly 14 September 23, seemingly from natural causes.", [("14 September 23", (23.0, 9.0, 14.0))]),
+    ("In 13 BC he was made consul.", [("13 BC", (-13.0, 0.0, 0.0))]),
+    # without an era or a day and month, a short number is no year
+    ("He had 23 soldiers and 12 horses.", []),
+])
+def test_ancient_dates_are_read_with_their_era(sentence: str, dates: list[tuple[str, tuple[float, ...]]]) -> None:
+    assert [(d.text, d.value) for d in date_mentions(sentence)] == dates
+    if len(dates) == 2:
+        assert [life_role(sentence, d) for d in date_mentions(sentence)] == ["birth", "death"]
+
+
+def test_a_bc_birth_is_older_and_its_year_is_answered_with_its_era() -> None:
+    kit = _kit({**FILLER,
+                "Orla Fenn": "Orla Fenn (63 BC - 14 September AD 23) was a Roman general.",
+                "Bram Tolley": "Bram Tolley (12 June AD 5 - AD 69) was a Roman senator."})
+    result, _ = run_research("Who was born first, Orla Fenn or Bram Tolley?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Orla Fenn", result.report.answer
+    result, _ = run_research("In what year was Orla Fenn born?", kit, out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "63 BC", result.report.answer
