@@ -36,6 +36,11 @@ def _is_country_name(name: str) -> bool:
 
 
 @cache
+def _us_states() -> frozenset[str]:
+    return frozenset(read_data_yaml("us_states.yaml")["us_states"])
+
+
+@cache
 def _nouns(key: str) -> frozenset[str]:
     return frozenset(read_data_yaml("answer_cues.yaml")[key])
 
@@ -47,8 +52,9 @@ def _place_nouns() -> frozenset[str]:
 def is_region_by_form(quote: str, name: str, finds: str) -> bool:
     """Is `name` the region a hop asking for a state, province or country looks for, by the
     form places are written in? The part after a place's comma that ends the phrase
-    ("Greenfield, Indiana.": the state; not "Academy, Central High School is") or, for a
-    country, a country's name ("Djibouti"). A county is named with its word ("Avery County"),
+    ("Greenfield, Indiana.": the state; not "Academy, Central High School is"), for a
+    country a country's name ("Djibouti"), for a state a US state's name
+    (`runtime/data/us_states.yaml`: "in north-west Iowa"). A county is named with its word ("Avery County"),
     and the part after its comma is its state: no county is known by this form."""
     asked = finds.lower()
     if asked not in _nouns("region_nouns") or not name[:1].isupper():
@@ -57,6 +63,8 @@ def is_region_by_form(quote: str, name: str, finds: str) -> bool:
         return asked in ("country", "nation")
     if asked == "county":
         return False
+    if asked == "state" and name in _us_states():
+        return True
     return regex(r"\b[A-Z][\w.'-]*,\s+" + re.escape(name) + r"(?=\s*(?:[,.;:)]|$))").search(quote) is not None
 
 

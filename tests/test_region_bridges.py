@@ -163,3 +163,10 @@ def test_the_answer_comes_from_the_bridges_own_article_before_a_passing_mention(
 def _claim(card_id: str, text: str) -> ReportClaim:
     return ReportClaim(claim_id=f"claim-{card_id}", text=text, citations=[card_id], verdict="entail",
                        confidence="weak", independent_sources=1)
+
+
+def test_a_us_state_is_a_state_by_its_name_wherever_it_stands() -> None:
+    quote = "The wind farm is located in Sac and Buena Vista counties in north-west Iowa, and has 107 turbines."
+    assert is_region_by_form(quote, "Iowa", "state")
+    assert not is_region_by_form(quote, "Buena Vista", "state")
+    assert not is_region_by_form(quote, "Iowa", "county")  # a state's name says nothing of a county
