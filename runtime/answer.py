@@ -59,7 +59,7 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
     compares = bool(set(words) & (c.lowest_wins | c.highest_wins)) and "or" in words
     if plan is not None and plan.question_type == "comparison" and compares and len(option_hops(plan)) >= 2:
         return "choice"  # "Was A or B born first?"
-    if words and words[0] in c.yes_no_openers:
+    if words and words[0] in c.yes_no_openers or _last_sentence_opener(question) in c.yes_no_openers:
         return "yes_no"
     if plan is not None and plan.question_type == "comparison" and len(option_hops(plan)) >= 2:
         return "choice"
@@ -68,6 +68,14 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
     if has_phrase(question, c.number_cues):
         return "number"
     return "entity"
+
+
+def _last_sentence_opener(question: str) -> str:
+    """The first word of the question's last sentence: "The director Armando Iannucci has an
+    OBE. Does the director Puneet Sira also have one?" asks yes or no."""
+    last = re.split(r"(?<=\w[.!])\s+(?=[A-Z])", question.strip())[-1]
+    words = tokenize(last)
+    return words[0] if words else ""
 
 
 # --------------------------------------------------------------------------- hops and claims

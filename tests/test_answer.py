@@ -49,6 +49,10 @@ def _answer(question: str, pages: dict[str, str]):  # noqa: ANN202
     ("How many records has the singer sold?", "number"),
     ("Are Christopher Nolan and Sathish Kalathil both film directors?", "yes_no"),
     ("Which band was formed first, The Exies or Circus Diablo?", "choice"),
+    # the question is the last sentence: a statement before it says nothing of the answer's shape
+    ("The director Arko Sen has an OBE. Does the director Lena Moss also have one?", "yes_no"),
+    ("Is Dr. Tern older than Orla Fenn?", "yes_no"),
+    ("Orla Fenn has an OBE. Who gave it to her?", "entity"),
 ])
 def test_the_question_says_which_shape_of_answer_it_asks_for(question: str, kind: str) -> None:
     assert answer_kind(question) == kind
