@@ -1,9 +1,8 @@
-"""Candidate answers in cited sentences: the cue words (`runtime/data/answer_cues.yaml`),
-dates and numbers with sortable values (`citeloop.runtime.mentions`), and the name, date,
-number or role a sentence gives for
-the relation a hop asks (`best_span`), with the tests that decide which names can answer
-("where" wants a name after a place word; "what state" wants the region after a town).
-`citeloop.runtime.answer` builds the report's short answer from these."""
+"""Candidate answers in cited sentences: with the cue words (`citeloop.runtime.answer_cues`)
+and dates and numbers with sortable values (`citeloop.runtime.mentions`), the name, date,
+number or role a sentence gives for the relation a hop asks (`best_span`), with the tests that
+decide which names can answer ("where" wants a name after a place word; "what state" wants the
+region after a town). `citeloop.runtime.answer` builds the report's short answer from these."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from citeloop.runtime.answer_cues import Cues, cues  # noqa: F401 - part of this module's API
 from citeloop.runtime.bridging import (
     CALENDAR_WORDS,
     KIND_WEIGHT,
@@ -45,42 +45,6 @@ from citeloop.runtime.text import (
     tokenize,
 )
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
-
-
-@dataclass(frozen=True)
-class Cues:
-    yes_no_openers: frozenset[str]
-    date_cues: tuple[str, ...]
-    year_cues: tuple[str, ...]
-    address_words: frozenset[str]
-    number_cues: tuple[str, ...]
-    lowest_wins: frozenset[str]
-    highest_wins: frozenset[str]
-    date_comparisons: frozenset[str]
-    shared_value_cues: frozenset[str]
-    place_cues: tuple[str, ...]
-    origin_cues: tuple[str, ...]
-    country_cues: tuple[str, ...]
-    region_nouns: frozenset[str]
-    town_nouns: frozenset[str]
-    role_cues: tuple[str, ...]
-    institution_cues: tuple[str, ...]
-    institution_nouns: frozenset[str]
-    administrative_units: frozenset[str]
-
-
-@cache
-def cues() -> Cues:
-    data = read_data_yaml("answer_cues.yaml")
-    return Cues(frozenset(data["yes_no_openers"]), tuple(data["date_cues"]), tuple(data["year_cues"]),
-                frozenset(data["address_words"]), tuple(data["number_cues"]),
-                frozenset(data["lowest_wins"]), frozenset(data["highest_wins"]),
-                frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
-                tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),
-                frozenset(data["region_nouns"]),
-                frozenset(data["town_nouns"]), tuple(data["role_cues"]),
-                tuple(data["institution_cues"]), frozenset(data["institution_nouns"]),
-                frozenset(data["administrative_units"]))
 
 
 def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:

@@ -373,8 +373,8 @@ def parent_bonus(quote: str, name: str, parent: str | None) -> float:
 def kind_nearness(quote: str, name: str, finds: str) -> float:
     """How close the name stands to the word for what the hop looks for: "the television
     series "Charmed"" is a series, "Lifetime's "Army Wives"" is not said to be one. A name
-    that ends with that word is one by its name ("Avery County", "DeCavalcante crime family");
-    a hop that looks for a region finds it by its place form (`is_region_by_form`)."""
+    that ends with that word is one by its name ("Avery County", "DeCavalcante crime family"),
+    and a place may be one by the form it is written in (`of_kind_by_form`)."""
     if not finds:
         return 0.0
     if of_kind_by_form(quote, name, finds):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from citeloop.runtime.datafiles import read_data_yaml
+from citeloop.runtime.answer_cues import cues
 from citeloop.runtime.text import STOPWORDS, regex
 
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
@@ -96,9 +96,8 @@ def split_clause_end(clause: str) -> tuple[str, str]:
 def kind_nouns() -> str:
     """The nouns for kinds of place and organisation (`runtime/data/answer_cues.yaml`), as
     one alternation."""
-    cues = read_data_yaml("answer_cues.yaml")
-    words = {*cues["region_nouns"], *cues["town_nouns"], *cues["institution_nouns"], *cues["organisation_nouns"]}
-    return "|".join(sorted(words))
+    c = cues()
+    return "|".join(sorted(c.region_nouns | c.town_nouns | c.institution_nouns | c.organisation_nouns))
 
 
 def with_relative_pronoun(body: str) -> str:

@@ -20,8 +20,10 @@ _MONTH = r"(?P<month>" + "|".join(m.capitalize() for m in MONTHS) + r"|" + "|".j
 _YEAR_END = r"(?:\b|(?=\d{1,2}\s+[A-Z][a-z]+\s+\d)|(?=(?:" + "|".join(m.capitalize() for m in MONTHS) + r")\b))"
 # An era written before or after a year ("AD 23", "13 BC"): with it, a year of one or two
 # digits is a year; BC years count down (their value is negative).
-_ERA_BEFORE = r"(?:(?P<ad>AD|A\.D\.)\s+)?"
-_ERA_AFTER = r"(?:\s+(?P<era>BC|BCE|B\.C\.|AD|CE|A\.D\.)(?![\w.]))?"
+_AD = r"(?:AD|A\.D\.)"
+_ERA = r"(?P<era>BC|BCE|B\.C\.|AD|CE|A\.D\.)(?![\w.])"
+_ERA_BEFORE = r"(?:" + _AD + r"\s+)?"
+_ERA_AFTER = r"(?:\s+" + _ERA + r")?"
 DATE_PATTERNS = [
     re.compile(r"(?:\b|(?<=\d))(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+" + _ERA_BEFORE + r"(?P<year>\d{3,4})"
                + _YEAR_END + _ERA_AFTER),
@@ -30,8 +32,8 @@ DATE_PATTERNS = [
     re.compile(r"\b" + _MONTH + r"\s+(?P<year>\d{3,4})\b" + _ERA_AFTER),
     # a day and month before a year of one or two digits, or any year with its era
     re.compile(r"\b(?P<day>\d{1,2})\s+" + _MONTH + r",?\s+" + _ERA_BEFORE + r"(?P<year>\d{1,2})\b" + _ERA_AFTER),
-    re.compile(r"\b(?:AD|A\.D\.)\s+(?P<year>\d{1,4})\b"),
-    re.compile(r"\b(?P<year>\d{1,4})\s+(?P<era>BC|BCE|B\.C\.|AD|CE|A\.D\.)(?![\w.])"),
+    re.compile(r"\b" + _AD + r"\s+(?P<year>\d{1,4})\b"),
+    re.compile(r"\b(?P<year>\d{1,4})\s+" + _ERA),
     re.compile(r"(?<![\d,.])\b(?P<year>1\d{3}|20\d{2})\b(?![,.]\d)"),
 ]
 _BEFORE_CHRIST = {"BC", "BCE", "B.C."}
@@ -78,8 +80,9 @@ def life_role(sentence: str, date: Mention) -> str | None:
     the first date is the birth and the second the death ("(March 10, 1925 - August 21,
     1988)"), or a mark inside says which ("(born 10 January 1930 in Ajmer)", "(d. 1953)");
     elsewhere the nearest of "born", "died", "birth" or "death" within four words before it
-    ("after his death in 2010"), or within eight with no other date between. A film's year ("The Housemaid (1960)") is neither. Brackets
-    may hold brackets: "(April 27, 1672 (some say 1671) in Bordeaux - April 11, 1743)"."""
+    ("after his death in 2010"), or within eight with no other date between. A film's year
+    ("The Housemaid (1960)") is neither. Brackets may hold brackets: "(April 27, 1672 (some
+    say 1671) in Bordeaux - April 11, 1743)"."""
     for group in _bracket_groups(sentence):
         if date.text not in group:
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 
+from citeloop.runtime.answer_cues import cues
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.text import content_terms, regex
@@ -40,13 +41,8 @@ def _us_states() -> frozenset[str]:
     return frozenset(read_data_yaml("us_states.yaml")["us_states"])
 
 
-@cache
-def _nouns(key: str) -> frozenset[str]:
-    return frozenset(read_data_yaml("answer_cues.yaml")[key])
-
-
 def _place_nouns() -> frozenset[str]:
-    return _nouns("region_nouns") | _nouns("town_nouns")
+    return cues().region_nouns | cues().town_nouns
 
 
 def is_region_by_form(quote: str, name: str, finds: str) -> bool:
@@ -54,10 +50,10 @@ def is_region_by_form(quote: str, name: str, finds: str) -> bool:
     form places are written in? The part after a place's comma that ends the phrase
     ("Greenfield, Indiana.": the state; not "Academy, Central High School is"), for a
     country a country's name ("Djibouti"), for a state a US state's name
-    (`runtime/data/us_states.yaml`: "in north-west Iowa"). A county is named with its word ("Avery County"),
-    and the part after its comma is its state: no county is known by this form."""
+    (`runtime/data/us_states.yaml`: "in north-west Iowa"). A county is named with its word
+    ("Avery County"), and the part after its comma is its state: no county is known by this form."""
     asked = finds.lower()
-    if asked not in _nouns("region_nouns") or not name[:1].isupper():
+    if asked not in cues().region_nouns or not name[:1].isupper():
         return False
     if _is_country_name(name):
         return asked in ("country", "nation")
@@ -72,9 +68,7 @@ def is_town_by_form(quote: str, name: str, finds: str) -> bool:
     """Is `name` the town a hop asking for a city or town looks for, by the form places are
     written in: the first part of "Wilmington, Delaware" (not a part after a comma, and not a
     country's name)?"""
-    if finds.lower() not in _nouns("town_nouns") or not name[:1].isupper() or _is_country_name(name):
+    if finds.lower() not in cues().town_nouns or not name[:1].isupper() or _is_country_name(name):
         return False
-    for match in regex(r"(?<![\w-])" + re.escape(name) + r",\s+[A-Z]").finditer(quote):
-        if not regex(r",\s*$").search(quote, 0, match.start()):
-            return True
-    return False
+    return any(not quote[: m.start()].rstrip().endswith(",")
+               for m in regex(r"(?<![\w-])" + re.escape(name) + r",\s+[A-Z]").finditer(quote))
