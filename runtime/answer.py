@@ -44,7 +44,7 @@ from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.report_evidence import ReportEvidence
-from citeloop.runtime.text import content_terms, entity_spans, fold_accents, regex, tokenize
+from citeloop.runtime.text import content_terms, entity_spans, fold_accents, name_in_context, tokenize
 from citeloop.trajectories.models import Answer, AnswerKind, EvidenceCard, Plan, Report, ReportClaim
 
 question_options = either_or_options
@@ -134,12 +134,16 @@ def comparison_value(question: str) -> tuple[AnswerKind, bool] | None:
     return ("date" if words & c.date_comparisons else "number"), highest
 
 
+_WORD_OF = re.compile(r"\b([a-z]+)\s+of\s+\Z")
+"""The words before a compared option: "the birth of " (of "... the birth of Robert Young")."""
+
+
 def option_question(question: str, option: str) -> str:
     """What the question asks of one compared option: "the birth of Robert Young" when it
     says so ("Which came first, the forming of X or the birth of Robert Young?": a birth
     date for one, a founding date for the other), else the whole question."""
-    said = regex(r"\b([a-z]+)\s+of\s+" + re.escape(option)).search(question)
-    return f"{said.group(1)} of {option}" if said else question
+    said = name_in_context(question, option, before=_WORD_OF)
+    return f"{said[0].group(1)} of {option}" if said else question
 
 
 def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:

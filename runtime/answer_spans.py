@@ -41,7 +41,7 @@ from citeloop.runtime.text import (
     content_terms,
     entity_spans,
     fold_accents,
-    regex,
+    name_in_context,
     tokenize,
 )
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
@@ -285,6 +285,14 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
     return list(dict.fromkeys([*names, *(t for t in named_titles if t not in names)]))
 
 
+_TOWN_COMMA = re.compile(r"[A-Z][\w.]*,\s+\Z")
+"""Before a region's name: the town it follows ("Portland, " of "Portland, Oregon")."""
+_WORD_END = re.compile(r"\b")
+_COMMA_NAME = re.compile(r",\s+[A-Z]")
+"""After a town's name: the region's after its comma."""
+_REGION_WORDS = re.compile(r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)")
+
+
 def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tuple[str, float]:
     """A place as the question asks it: "Portland, Oregon" answers "what state" with Oregon
     (the name after the comma), "what city" with all of it ("Canton, Massachusetts"), and a
@@ -295,15 +303,15 @@ def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tupl
         region = _region_after(quote, name)
         return (f"{name}, {region}", 0.3) if region else (name, 0.0)
     if finds in c.region_nouns:
-        if regex(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b").search(quote):
+        if name_in_context(quote, name, _TOWN_COMMA, _WORD_END):
             return name, 0.6  # the region after a town's name
-        if regex(re.escape(name) + r",\s+[A-Z]").search(quote):
+        if name_in_context(quote, name, after=_COMMA_NAME):
             return name, -0.3  # the town before its region
     elif place:
         # "Where did he die?" asks for the most specific place: "Alexandria" of "Alexandria, Egypt".
-        if regex(re.escape(name) + r",\s+[A-Z]").search(quote):
+        if name_in_context(quote, name, after=_COMMA_NAME):
             return name, 0.3
-        if regex(r"[A-Z][\w.]*,\s+" + re.escape(name) + r"\b").search(quote):
+        if name_in_context(quote, name, _TOWN_COMMA, _WORD_END):
             return name, -0.3
     return name, 0.0
 
@@ -343,8 +351,8 @@ def where_it_lies(quote: str, name: str, finds: str, subjects: Sequence[str] = (
 
 def _region_after(quote: str, name: str) -> str:
     """The capitalised words after "NAME, " ("New York" of "Glen Cove, New York."), or ""."""
-    grown = regex(re.escape(name) + r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)").search(quote)
-    return grown.group(1).rstrip(".") if grown else ""
+    grown = name_in_context(quote, name, after=_REGION_WORDS)
+    return grown[1].group(1).rstrip(".") if grown else ""
 
 
 def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:

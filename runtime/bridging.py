@@ -25,6 +25,7 @@ from citeloop.runtime.text import (
     entity_spans,
     first_term,
     fold_accents,
+    name_in_context,
     regex,
     tokenize,
 )
@@ -67,12 +68,21 @@ def names_entity(card: EvidenceCard, names: list[str]) -> bool:
     return _names_entity((card.title, card.quote, tuple(names)))
 
 
+def _number_in(text: str, number: str) -> bool:
+    """Does the text hold the number whole (no digit just before or after it)?"""
+    return name_in_context(text, number, _NO_DIGIT_BEFORE, _NO_DIGIT_AFTER) is not None
+
+
+_NO_DIGIT_BEFORE = re.compile(r"(?<!\d)\Z")
+_NO_DIGIT_AFTER = re.compile(r"(?!\d)")
+
+
 @memo("bridging.names_entity", maxsize=1 << 16)
 def _names_entity(key: tuple[str, str, tuple[str, ...]]) -> bool:
     # Kept by (title, quote, names): a run asks it of the same cards after every round.
     title, quote, names = key
     text = fold_accents(f"{title} {quote}").lower()
-    return any(regex(rf"(?<!\d){n}(?!\d)").search(text) if n.isdigit() else n in text for n in names) \
+    return any(_number_in(text, n) if n.isdigit() else n in text for n in names) \
         or names_title(fold_accents(title), set(names))
 
 

@@ -9,25 +9,39 @@ import re
 from functools import cache
 
 from citeloop.runtime.datafiles import read_data_yaml
+from citeloop.runtime.memo import memo
+
+
+@cache
+def _names() -> dict[str, tuple[str, ...]]:
+    """Each country's words, longest first (the key itself unless the file says otherwise)."""
+    data = read_data_yaml("countries.yaml")
+    return {country: tuple(sorted({*words, *([] if country in data["not_named_by_key"] else [country])}, key=len, reverse=True))
+            for country, words in data["countries"].items()}
 
 
 @cache
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
-    data = read_data_yaml("countries.yaml")
-    out = []
-    for country, words in data["countries"].items():
-        names = sorted({*words, *([] if country in data["not_named_by_key"] else [country])}, key=len, reverse=True)
-        alternatives = "|".join(re.escape(n) for n in names)
-        # Whole words: "Indian" is not inside "Indiana"; "U.S." ends in its full stop.
-        out.append((country, re.compile(r"(?<![\w.])(?:" + alternatives + r")(?![\w])")))
-    return out
+    # Whole words: "Indian" is not inside "Indiana"; "U.S." ends in its full stop.
+    return [(country, re.compile(r"(?<![\w.])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w])"))
+            for country, names in _names().items()]
+
+
+@cache
+def _all_words() -> frozenset[str]:
+    return frozenset(n for names in _names().values() for n in names)
 
 
 def is_country_word(text: str) -> bool:
     """Is the text, whole, a country's name or adjective ("American", "British", "Norway")?"""
-    return any(pattern.fullmatch(text.strip()) for _, pattern in _patterns())
+    return text.strip() in _all_words()
 
 
-def countries_named(text: str) -> set[str]:
+def countries_named(text: str) -> frozenset[str]:
     """The countries the text names, by their canonical names ("United States")."""
-    return {country for country, pattern in _patterns() if pattern.search(text)}
+    return _countries_named(text)
+
+
+@memo("countries.named", maxsize=1 << 15)
+def _countries_named(text: str) -> frozenset[str]:
+    return frozenset(country for country, pattern in _patterns() if pattern.search(text))

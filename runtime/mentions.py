@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import extract_numbers
 from citeloop.runtime.text import tokenize
 
@@ -52,6 +53,13 @@ class Mention:
 
 
 def date_mentions(sentence: str) -> list[Mention]:
+    """The dates the sentence states, in the order they stand."""
+    return list(_date_mentions(sentence))
+
+
+@memo("mentions.dates", maxsize=1 << 16)
+def _date_mentions(sentence: str) -> tuple[Mention, ...]:
+    # Kept by sentence: a run asks it of the same cards for every answer test and span.
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, Mention]] = []
     for pattern in DATE_PATTERNS:
@@ -66,7 +74,7 @@ def date_mentions(sentence: str) -> list[Mention]:
             year = float(parts["year"]) * (-1 if parts.get("era") in _BEFORE_CHRIST else 1)
             value = (year, float(month_no), float(parts.get("day") or 0))
             found.append((m.start(), Mention(m.group(0), len(tokenize(sentence[: m.start()])), value)))
-    return [mention for _, mention in sorted(found, key=lambda item: item[0])]
+    return tuple(mention for _, mention in sorted(found, key=lambda item: item[0]))
 
 
 def _bracket_groups(sentence: str) -> list[str]:

@@ -13,7 +13,13 @@ from functools import cache, lru_cache
 from citeloop.runtime.answer_cues import cues
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.datafiles import read_data_yaml
-from citeloop.runtime.text import content_terms, regex
+from citeloop.runtime.text import content_terms, name_in_context, names_in_context
+
+_TOWN_COMMA = re.compile(r"\b[A-Z][\w.'-]*,\s+\Z")
+"""Before a region's name: the town it follows ("Greenfield, " of "Greenfield, Indiana")."""
+_PART_ENDS = re.compile(r"(?=\s*(?:[,.;:)]|$))")
+_NAME_STARTS = re.compile(r"(?<![\w-])\Z")
+_COMMA_NAME = re.compile(r",\s+[A-Z]")
 
 
 def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
@@ -61,7 +67,7 @@ def is_region_by_form(quote: str, name: str, finds: str) -> bool:
         return False
     if asked == "state" and name in _us_states():
         return True
-    return regex(r"\b[A-Z][\w.'-]*,\s+" + re.escape(name) + r"(?=\s*(?:[,.;:)]|$))").search(quote) is not None
+    return name_in_context(quote, name, _TOWN_COMMA, _PART_ENDS) is not None
 
 
 def is_town_by_form(quote: str, name: str, finds: str) -> bool:
@@ -70,5 +76,6 @@ def is_town_by_form(quote: str, name: str, finds: str) -> bool:
     country's name)?"""
     if finds.lower() not in cues().town_nouns or not name[:1].isupper() or _is_country_name(name):
         return False
-    return any(not quote[: m.start()].rstrip().endswith(",")
-               for m in regex(r"(?<![\w-])" + re.escape(name) + r",\s+[A-Z]").finditer(quote))
+    # `before` matches nothing but where the name starts ("(?<![\w-])"): its end is that place.
+    return any(not quote[: before.end()].rstrip().endswith(",")
+               for before, _ in names_in_context(quote, name, _NAME_STARTS, _COMMA_NAME))

@@ -29,7 +29,7 @@ from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
 from citeloop.runtime.relations import RelationPath, both_and_options, either_or_options, relation_path
-from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, regex, tokenize
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, name_in_context, regex, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
 
@@ -83,6 +83,12 @@ def _names(text: str) -> list[str]:
     return [e for e in entity_spans(text) if e.lower() not in STOPWORDS and not e.isdigit()]
 
 
+_NAME_BEFORE_BRACKET = re.compile(r"(?<!\S)([A-Z0-9][\w'.-]*)\s*\(\Z")
+_BRACKET_ENDS = re.compile(r"\)")
+_QUALIFIER = re.compile(r"\s*\(([^()]+)\)")
+"""A name's qualifier in brackets (" (2015 Film)")."""
+
+
 def _with_qualifiers(text: str, names: list[str]) -> list[str]:
     """Names with the qualifier the text gives them in brackets, kept whole: "Amy (2015 Film)"
     is one option, not "Amy", "2015" and "Film"."""
@@ -91,13 +97,14 @@ def _with_qualifiers(text: str, names: list[str]) -> list[str]:
     for name in names:
         if name in inside:
             continue
-        before = regex(r"(?<!\S)([A-Z0-9][\w'.-]*)\s*\(" + re.escape(name) + r"\)").search(text)
-        if before is not None and before.group(1) not in names:
-            name = before.group(1)  # "M3 (Band)": the splitter found the qualifier, not the name before it
-        match = regex(re.escape(name) + r"\s*\(([^()]+)\)").search(text)
-        if match is not None:
-            inside |= set(_names(match.group(1))) | {t for t in match.group(1).split()}
-            name = match.group(0)
+        found = name_in_context(text, name, _NAME_BEFORE_BRACKET, _BRACKET_ENDS)
+        if found is not None and found[0].group(1) not in names:
+            name = found[0].group(1)  # "M3 (Band)": the splitter found the qualifier, not the name before it
+        found = name_in_context(text, name, after=_QUALIFIER)
+        if found is not None:
+            qualifier = found[1].group(1)
+            inside |= set(_names(qualifier)) | {t for t in qualifier.split()}
+            name += found[1].group(0)
         out.append(name)
     return [n for n in out if n not in inside]
 

@@ -96,6 +96,40 @@ def regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
+def name_in_context(text: str, name: str, before: re.Pattern[str] | None = None,
+                    after: re.Pattern[str] | None = None) -> tuple[re.Match[str] | None, re.Match[str] | None] | None:
+    """The first place `name` stands in `text`, as written, with `before` matching the text up
+    to it (a pattern ending in `\\Z`, searched in `text[:start]` with lookbehinds seeing the
+    text before) and `after` matching right after it: `re.search(BEFORE + re.escape(name) +
+    AFTER, text)` for a pattern with `name` as its only literal part, without compiling a
+    pattern per name (a run meets hundreds of names; a compile costs more than the search).
+    Returns (before's match, after's match), or None."""
+    for found in _places(text, name, before, after):
+        return found
+    return None
+
+
+def names_in_context(text: str, name: str, before: re.Pattern[str] | None = None,
+                     after: re.Pattern[str] | None = None) -> list[tuple[re.Match[str] | None, re.Match[str] | None]]:
+    """Every place as `name_in_context` finds the first, left to right and not overlapping, as
+    `finditer` would find them."""
+    return list(_places(text, name, before, after))
+
+
+def _places(text: str, name: str, before: re.Pattern[str] | None, after: re.Pattern[str] | None):
+    taken = 0  # where the last place found ends: the next one's match starts there or later
+    start = text.find(name) if name else -1
+    while start >= 0:
+        b = before.search(text, taken, start) if before is not None else None
+        a = after.match(text, start + len(name)) if after is not None and (before is None or b) else None
+        if (before is None or b) and (after is None or a):
+            yield b, a
+            taken = a.end() if a is not None else start + len(name)
+            start = text.find(name, max(taken, start + 1))
+        else:
+            start = text.find(name, start + 1)
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("english")
