@@ -37,7 +37,19 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-from citeloop.runtime import alignment, bridging, injection, numbers, opposition, polarity, sentences, text, tools
+from citeloop.runtime import (
+    alignment,
+    bridging,
+    countries,
+    injection,
+    mentions,
+    numbers,
+    opposition,
+    polarity,
+    sentences,
+    text,
+    tools,
+)
 from citeloop.runtime.claims import draft_from_quote
 from citeloop.runtime.config import LedgerSettings
 from citeloop.runtime.corpus import Corpus, Document
@@ -132,6 +144,9 @@ def analyse(doc: Document, level: Level, ledger: LedgerSettings | None = None) -
         keep(opposition._evidence_contrasts, s)
         keep(polarity.possible_terms, s)
         keep(bridging.word_stems, s)
+        # The answer-sentence tests and the answer's spans: a card's dates and countries.
+        keep(mentions._date_mentions, s)
+        keep(countries._countries_named, s)
         # A claim drafted from a card quoting the sentence (asides in parentheses dropped), read
         # and checked against that card.
         claim = draft_from_quote(s)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import random
 import time
+from weakref import WeakKeyDictionary
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, TypeVar, get_args, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from citeloop.runtime.corpus import Corpus
+from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import BM25Index, tokenize
 from citeloop.runtime.memo import memo
 from citeloop.trajectories.models import (
@@ -122,6 +123,11 @@ def _sentence_terms(sentences: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(terms) for terms in tokenize(list(sentences)))
 
 
+_PAGES: WeakKeyDictionary[Corpus, dict[str, ReadResponse]] = WeakKeyDictionary()
+"""Read responses by corpus and document id, made once per process: a page is static text and
+a response is frozen, and every run that reads the page gets the same one."""
+
+
 class CorpusReadTool:
     """Full document as sentences with stable ids `{doc_id}#s{index}`. `features`: as for
     `CorpusSearchTool`; a document is looked up in them when it is read."""
@@ -141,6 +147,14 @@ class CorpusReadTool:
             return ReadResponse(
                 status="refused", doc_id=doc_id, error=f"unknown document id {doc_id!r}"
             )
+        pages = _PAGES.setdefault(self.corpus, {})
+        page = pages.get(doc_id)
+        if page is None:
+            page = pages[doc_id] = self._page(doc)
+        return page
+
+    @staticmethod
+    def _page(doc: Document) -> ReadResponse:
         return ReadResponse(
             status="ok",
             doc_id=doc.id,

@@ -123,6 +123,17 @@ def test_read_returns_sentences_with_stable_ids(corpus: Corpus) -> None:
     assert tool.read(doc.id) == response  # replayable
 
 
+def test_a_page_is_made_once_per_corpus() -> None:
+    """Read responses are static per corpus: every reader of a page gets the one response, and
+    another corpus with a document of the same id gets its own text."""
+    first = Corpus([Document(id="p", title="Page", text="One sentence. Two sentences.")], "mem-a")
+    other = Corpus([Document(id="p", title="Page", text="Other text.")], "mem-b")
+    page = CorpusReadTool(first).read("p")
+    assert CorpusReadTool(first).read("p") is page
+    assert [s.text for s in page.sentences] == ["One sentence.", "Two sentences."]
+    assert [s.text for s in CorpusReadTool(other).read("p").sentences] == ["Other text."]
+
+
 def test_read_unknown_id_is_refused(corpus: Corpus) -> None:
     response = CorpusReadTool(corpus).read("nope-1")
     assert response.status == "refused"
