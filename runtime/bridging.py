@@ -419,6 +419,9 @@ def _at_agent(words: list[str], positions: list[int]) -> list[int]:
     return [p + 1 if p + 1 < len(words) and words[p + 1] == "by" else p for p in positions]
 
 
+LEADING_ARTICLES = frozenset({"the", "a", "an"})
+
+
 def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
                          hop_query: str = "", finds: str = "") -> list[tuple[str, float, EvidenceCard]]:
     """Names the cards mention that the question does not, best next-hop subject first.
@@ -470,8 +473,10 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             if in_place:
                 excluded = name.lower() in question_names
             else:
-                # the word for the asked kind is no sign of a question name ("McDowell County")
-                excluded = sum(t in question_tokens and t not in kind_words for t in tokens) / len(tokens) >= 0.5
+                # the word for the asked kind is no sign of a question name ("McDowell County"),
+                # nor is a title's leading article ("The Jetsons": every question has a "the")
+                own_words = tokens[1:] if len(tokens) > 1 and tokens[0] in LEADING_ARTICLES else tokens
+                excluded = sum(t in question_tokens and t not in kind_words for t in own_words) / len(own_words) >= 0.5
             if excluded:
                 continue
             score = card.grade.relevance + anchor + in_place
