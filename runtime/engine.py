@@ -237,8 +237,11 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         a hop that follows one other hop, only those naming the entity that hop resolved to
         (when any does). The next-hop query carries runner-up names too; a card about a
         runner-up is about another chain, and stating it would contradict the resolution
-        the report shows (and hands a name planted on one page a way into the report)."""
-        cards = self._on_topic_cards(sid)
+        the report shows (and hands a name planted on one page a way into the report). The one
+        exception: an answer hop asking a date or a number whose resolved name has no sentence
+        with such a value takes a runner-up's sentence that has one (the leader was then most
+        likely the wrong name; a value, told by its form, plants no name)."""
+        on_topic = cards = self._on_topic_cards(sid)
         deps = self.states[sid].sq.depends_on
         resolved = self.resolved.get(deps[0]) if len(deps) == 1 else None
         if resolved:
@@ -246,8 +249,11 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             cards = [c for c in cards if names_entity(c, [name])] or cards
         test = self._answer_tests.get(sid)
         if test is not None:
-            # An answer hop's claims come from sentences that can state the answer, when any do.
-            cards = [c for c in cards if test(c.quote)] or cards
+            # An answer hop's claims come from sentences that can state the answer, when any do:
+            # about the resolved entity first; for a date or a number (told by its form, so
+            # the test is strict) else about a runner-up the hop searched too.
+            runner_ups = on_topic if self._dated_answer else []
+            cards = [c for c in cards if test(c.quote)] or [c for c in runner_ups if test(c.quote)] or cards
         return cards
 
     def _sources(self, sid: str) -> int:
