@@ -289,7 +289,7 @@ _TOWN_COMMA = re.compile(r"[A-Z][\w.]*,\s+\Z")
 """Before a region's name: the town it follows ("Portland, " of "Portland, Oregon")."""
 _WORD_END = re.compile(r"\b")
 _COMMA_NAME = re.compile(r",\s+[A-Z]")
-"""After a town's name: the region's after its comma."""
+"""After a town's name: a comma, then its region's capitalised name."""
 _REGION_WORDS = re.compile(r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)")
 
 
