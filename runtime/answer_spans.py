@@ -72,8 +72,11 @@ def _without_names(question: str) -> str:
 def asked_life(question: str) -> str | None:
     """"death" when the question asks when someone died, "birth" when it asks for a birth or
     who is older, None when it asks neither; the names it mentions ask nothing ("House Of The
-    Black Death" is a film)."""
-    words = set(tokenize(_without_names(question)))
+    Black Death" is a film), nor does a relative "where" clause, which says where the bridge is
+    ("When was the clock built in the city where Karel Purkyne died?" asks no death)."""
+    text = _without_names(question)
+    clause = _RELATIVE_WHERE.search(text)
+    words = set(tokenize(text[: clause.start()] if clause else text))
     if words & DEATH_WORDS:
         return "death"
     return "birth" if words & LIFE_WORDS else None

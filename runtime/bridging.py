@@ -60,6 +60,21 @@ def names_title(title: str, names: set[str]) -> bool:
                                            for n in names)
 
 
+def titles_asked_thing(title: str, names: set[str], query: str) -> bool:
+    """Is this the page of the thing a hop asks about one of its entities: a title that names
+    the entity (lowercase, in `names`) as whole words and otherwise only words of the hop's query
+    ("Prague astronomical clock" for "Prague astronomical clock built city")?"""
+    low = fold_accents(title).lower()
+    title_terms = set(content_terms(title))
+    for name in names:
+        if not name or name_in_context(low, fold_accents(name), _NO_WORD_BEFORE, _NO_WORD_AFTER) is None:
+            continue
+        rest = title_terms - set(content_terms(name))
+        if rest and rest <= set(content_terms(query)):
+            return True
+    return False
+
+
 def names_entity(card: EvidenceCard, names: list[str]) -> bool:
     """Does the card name one of `names` (folded, lower case)? In its title or quote, or by
     being from that entity's own article (`names_title`): "Victor Emmanuel III of Italy" is the
@@ -73,6 +88,8 @@ def _number_in(text: str, number: str) -> bool:
     return name_in_context(text, number, _NO_DIGIT_BEFORE, _NO_DIGIT_AFTER) is not None
 
 
+_NO_WORD_BEFORE = re.compile(r"(?<!\w)\Z")
+_NO_WORD_AFTER = re.compile(r"(?!\w)")
 _NO_DIGIT_BEFORE = re.compile(r"(?<!\d)\Z")
 _NO_DIGIT_AFTER = re.compile(r"(?!\d)")
 

@@ -27,7 +27,7 @@ from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
-from citeloop.runtime.bridging import is_namesake, names_entity, names_title
+from citeloop.runtime.bridging import is_namesake, names_entity, names_title, titles_asked_thing
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.subq_state import SubQuestionState, hop_entities
 from citeloop.runtime.report import SubQuestionOutcome, build_report
@@ -378,7 +378,8 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             # A document another sub-question already read, about this one's entity: reuse it.
             if doc.doc_id in upstream:
                 continue
-            if state.query and names_title(doc.title, names) and not self.ledger.cards_for_doc(sid, doc.doc_id):
+            if state.query and (names_title(doc.title, names) or titles_asked_thing(doc.title, names, state.query)) \
+                    and not self.ledger.cards_for_doc(sid, doc.doc_id):
                 self._keep_evidence(state, state.query, doc, read_seq)
         self._update_status(state)
         if state.status == "satisfied":
