@@ -41,6 +41,7 @@ from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and st
 )
 from citeloop.runtime.bridging import names_title, relation_cue_terms, relation_terms
 from citeloop.runtime.countries import countries_named, is_country_word
+from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.report_evidence import ReportEvidence
@@ -115,8 +116,15 @@ def hop_relation(plan: Plan, sid: str) -> set[str]:
 
 
 def _subject_names(plan: Plan, sid: str, resolved: dict[str, str]) -> list[str]:
+    """The names a hop's answer is about, never the answer itself: the entities its
+    dependencies resolved to and the question's own. In a background plan (a factoid) the
+    entity the background led to is no subject when its name is of the asked kind ("New York
+    City" for "what city ..."): the background found the answer itself."""
     sq = next(s for s in plan.sub_questions if s.id == sid)
-    return [resolved[d] for d in sq.depends_on if resolved.get(d)] + list(plan.entities)
+    bridges = [resolved[d] for d in sq.depends_on if resolved.get(d)]
+    if plan.question_type == "factoid" and sq.finds:
+        bridges = [b for b in bridges if not of_kind_by_form("", b, sq.finds)]
+    return bridges + list(plan.entities)
 
 
 # --------------------------------------------------------------------------- the answer
