@@ -39,7 +39,8 @@ from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and st
     number_mentions,
     states_kind,
 )
-from citeloop.runtime.bridging import names_title, relation_cue_terms, relation_terms
+from citeloop.runtime.bridging import relation_cue_terms, relation_terms
+from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT

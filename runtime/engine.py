@@ -27,7 +27,7 @@ from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
-from citeloop.runtime.bridging import is_namesake, names_entity, names_title, titles_asked_thing
+from citeloop.runtime.entity_titles import is_namesake, names_entity, names_title, titles_asked_thing
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.subq_state import SubQuestionState, hop_entities
 from citeloop.runtime.report import SubQuestionOutcome, build_report

@@ -10,7 +10,8 @@ sentences become cards, near-duplicates are rejected and conflicts between cards
 from __future__ import annotations
 
 import time
-from citeloop.runtime.bridging import focus_terms, hop_relation_words, names_title, with_attribute_cues
+from citeloop.runtime.bridging import focus_terms, hop_relation_words, with_attribute_cues
+from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.injection import findings_by_line, strip_invisible
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms, fold_accents, term_overlap

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from citeloop.runtime.bridging import names_title
+from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.text import fold_accents
 from citeloop.trajectories.models import EvidenceCard, Report, ReportClaim
 

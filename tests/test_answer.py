@@ -392,7 +392,7 @@ def test_a_graduate_of_a_university_states_where_one_graduated_from() -> None:
 def test_a_word_in_an_options_brackets_does_not_make_every_page_about_it() -> None:
     """"Illusions (1982 Film)": the hop is about Illusions, not about "Film", so the other
     option's page ("... is a 2010 British comedy film ...") is not on its topic."""
-    from citeloop.runtime.bridging import names_entity
+    from citeloop.runtime.entity_titles import names_entity
     from citeloop.runtime.subq_state import hop_entities
     entities = ["Illusions (1982 Film)", "Afterlife Road", "Illusions", "1982", "Film"]
     hop = hop_entities(entities, "Illusions (1982 Film) director")

@@ -16,13 +16,12 @@ from citeloop.runtime.answer import answer_kind
 from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.bridging import (
     describes_noun,
-    is_namesake,
-    names_entity,
     parent_slot,
     parents_named,
     with_attribute_cues,
 )
 from citeloop.runtime.countries import countries_named
+from citeloop.runtime.entity_titles import is_namesake, names_entity
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import SubQuestionState

@@ -139,7 +139,7 @@ def test_gate_reports_every_problem_at_once() -> None:
 
 
 def test_a_title_names_an_entity_written_with_a_word_of_address() -> None:
-    from citeloop.runtime.bridging import names_title
+    from citeloop.runtime.entity_titles import names_title
 
     assert names_title("Victor Emmanuel III of Italy", {"king victor emmanuel iii of italy"})
     assert not names_title("Italy", {"king victor emmanuel iii of italy"}), "one word is not enough"
