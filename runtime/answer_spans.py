@@ -38,6 +38,7 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import (
+    STOPWORDS,
     content_terms,
     entity_spans,
     fold_accents,
@@ -367,6 +368,35 @@ def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool
     return any(stem & set(content_terms(q)) for q in described.get(name, ()))
 
 
+SLOT_LEAD = 0.5
+"""Added to a name that follows the words the question puts before its "which" ("a second campus
+in which California city?": "second campus in San Diego", over "main campus is located in Arden
+Hills")."""
+_SLOT_LEAD = re.compile(r"\b((?:[\w'-]+\s+){2}[\w'-]+)\s+(?:which|what)\b", re.IGNORECASE)
+
+
+def slot_lead(question: str) -> tuple[str, ...]:
+    """The three words right before the question's last "which" or "what" (a slot inside the
+    question: "... a second campus in which city?"), when one of them is a content word, else ()."""
+    found = None
+    for found in _SLOT_LEAD.finditer(question):  # the last one: an earlier "which" opens a clause
+        pass
+    if found is None:
+        return ()
+    words = tuple(tokenize(found.group(1)))
+    return words if len(words) == 3 and any(w not in STOPWORDS for w in words) else ()
+
+
+def _follows(quote: str, name: str, lead: tuple[str, ...]) -> bool:
+    """Does the name stand right after the lead's words somewhere in the quote?"""
+    at = quote.find(name)
+    while at >= 0:
+        if tuple(tokenize(quote[:at])[-len(lead):]) == lead:
+            return True
+        at = quote.find(name, at + 1)
+    return False
+
+
 OWN_ARTICLE = 0.3
 """Added to an answer found in a sentence of the subject's own article ("Somalia" for the
 country a chain led to), over one from a page that mentions the subject in passing."""
@@ -383,6 +413,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     # family" is answered by "DeCavalcante crime family", "what county" by "Avery County".
     question_tokens = set(tokenize(question)) - set(tokenize(finds))
     role = asked_life(question)
+    lead = slot_lead(question)
     subject_keys = {fold_accents(s).lower() for s in subjects if s}
     found: dict[str, Found] = {}
     for rank, (claim, card) in enumerate(sentences):
@@ -433,6 +464,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                                         float(described_as(name, finds, described or {})))
                 if slot is not None:
                     score += PARENT_SLOT if asked_slot else -PARENT_SLOT
+                if lead and _follows(quote, name, lead):
+                    score += SLOT_LEAD  # "a second campus in San Diego" for "a second campus in which city"
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
                     # the question asks where someone is from.

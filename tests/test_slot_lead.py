@@ -1,0 +1,31 @@
+"""A name that follows the words the question puts right before its last "which" or "what" is
+the one the question asks for: "a second campus in which California city?" is answered by the
+name after "a second campus in", not by the main campus's town that stands nearer other
+relation words. Hand-made sentences."""
+
+from __future__ import annotations
+
+from llm_scripts import card as llm_card
+
+from citeloop.runtime.answer_spans import best_span, slot_lead
+from citeloop.trajectories.models import ReportClaim
+
+QUESTION = "Ola Brenn coaches at a college which also has a second campus in which Tessalian city?"
+
+
+def test_the_words_before_the_last_which() -> None:
+    assert slot_lead(QUESTION) == ("second", "campus", "in")
+    assert slot_lead("The film was directed by which man?") == ("was", "directed", "by")
+    assert slot_lead("What city is Ola Brenn from?") == ()  # no words before the slot
+    assert slot_lead("It is in the which?") == ()  # no content word among them
+
+
+def test_the_name_after_the_lead_answers() -> None:
+    quote = ("The main campus is located in Marlow Hills, Dorrin, a suburb of Calder, and the college has a "
+             "second campus in Port Avel.")
+    card = llm_card("c1", quote, "d1", "sq2").model_copy(update={"title": "Brenn College"})
+    claim = ReportClaim(claim_id="claim-c1", text=quote, citations=["c1"], verdict="entail", confidence="weak",
+                        independent_sources=1)
+    found = best_span("entity", [(claim, card)], {"campus", "second", "citi"}, ["Ola Brenn", "Brenn College"],
+                      QUESTION)
+    assert found and found[0].text == "Port Avel", [(f.text, f.score) for f in found]
