@@ -13,7 +13,7 @@ from collections.abc import Callable
 from citeloop.runtime.llm import Constraint, RenderedPrompt, Scripted
 from citeloop.runtime.recorder import Recorder
 from citeloop.trajectories.header import ComponentRef, RunHeader, RunSpec
-from citeloop.trajectories.models import EvidenceCard, Grade
+from citeloop.trajectories.models import EvidenceCard, Grade, ReportClaim
 from citeloop.trajectories.runfile import MemorySink
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
@@ -54,6 +54,12 @@ def card(card_id: str, quote: str, doc_id: str = "d1", subq: str = "sq1") -> Evi
                         published=None, evidence_type="reference_work",
                         grade=Grade(authority="medium", freshness="undated", primacy="secondary", relevance=0.9),
                         cluster_id=f"cluster-{doc_id}")
+
+
+def claim_of(card: EvidenceCard) -> ReportClaim:
+    """A kept claim quoting the card whole, as the rule writer makes it (for `best_span` tests)."""
+    return ReportClaim(claim_id=f"claim-{card.card_id}", text=card.quote, citations=[card.card_id], verdict="entail",
+                       confidence="weak", independent_sources=1)
 
 
 def blocks(prompt: RenderedPrompt) -> list[tuple[str, str]]:

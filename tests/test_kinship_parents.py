@@ -7,11 +7,10 @@ The sentences are hand-made; the expected names are read off them."""
 
 from __future__ import annotations
 
-from llm_scripts import card
+from llm_scripts import card, claim_of
 
 from citeloop.runtime.answer_spans import best_span
 from citeloop.runtime.bridging import parent_slot, parents_named
-from citeloop.trajectories.models import ReportClaim
 
 
 def test_a_son_and_successor_names_his_parents_not_his_mothers() -> None:
@@ -34,8 +33,7 @@ def test_the_fathers_whole_name_may_hold_the_childs_title() -> None:
     quote = ("Odo II of Marlow (1154 - 1218), Count of Marlow and Brenholt, was the eldest surviving son of Odo I, "
              "Count of Marlow, and Agnes de Brenholt, and a grandson of King Louis VI of Tessaly.")
     hop = card("c1", quote, "d1", "sq2").model_copy(update={"title": "Odo II, Count of Marlow"})
-    claim = ReportClaim(claim_id="claim-c1", text=quote, citations=["c1"], verdict="entail", confidence="weak",
-                        independent_sources=1)
+    claim = claim_of(hop)
     subjects = ["Odo II, Count of Marlow", "Odo III, Count Of Marlow", "Odo III", "Count Of Marlow"]
     found = best_span("entity", [(claim, hop)], {"father", "son"}, subjects,
                       "Who is Odo III, Count Of Marlow's paternal grandfather?", parent="father")

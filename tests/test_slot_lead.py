@@ -6,9 +6,9 @@ relation words. Hand-made sentences."""
 from __future__ import annotations
 
 from llm_scripts import card as llm_card
+from llm_scripts import claim_of
 
 from citeloop.runtime.answer_spans import best_span, slot_lead
-from citeloop.trajectories.models import ReportClaim
 
 QUESTION = "Ola Brenn coaches at a college which also has a second campus in which Tessalian city?"
 
@@ -24,8 +24,6 @@ def test_the_name_after_the_lead_answers() -> None:
     quote = ("The main campus is located in Marlow Hills, Dorrin, a suburb of Calder, and the college has a "
              "second campus in Port Avel.")
     card = llm_card("c1", quote, "d1", "sq2").model_copy(update={"title": "Brenn College"})
-    claim = ReportClaim(claim_id="claim-c1", text=quote, citations=["c1"], verdict="entail", confidence="weak",
-                        independent_sources=1)
-    found = best_span("entity", [(claim, card)], {"campus", "second", "citi"}, ["Ola Brenn", "Brenn College"],
+    found = best_span("entity", [(claim_of(card), card)], {"campus", "second", "citi"}, ["Ola Brenn", "Brenn College"],
                       QUESTION)
     assert found and found[0].text == "Port Avel", [(f.text, f.score) for f in found]
