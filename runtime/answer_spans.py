@@ -35,7 +35,7 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
     life_role,
     number_mentions,
 )
-from citeloop.runtime.place_forms import of_kind_by_form
+from citeloop.runtime.place_forms import COMMA_REGION, of_kind_by_form
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import (
     STOPWORDS,
@@ -292,8 +292,6 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
 _TOWN_COMMA = re.compile(r"[A-Z][\w.]*,\s+\Z")
 """Before a region's name: the town it follows ("Portland, " of "Portland, Oregon")."""
 _WORD_END = re.compile(r"\b")
-_COMMA_NAME = re.compile(r",\s+[A-Z]")
-"""After a town's name: a comma, then its region's capitalised name."""
 _REGION_WORDS = re.compile(r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)")
 
 
@@ -309,11 +307,11 @@ def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tupl
     if finds in c.region_nouns:
         if name_in_context(quote, name, _TOWN_COMMA, _WORD_END):
             return name, 0.6  # the region after a town's name
-        if name_in_context(quote, name, after=_COMMA_NAME):
+        if name_in_context(quote, name, after=COMMA_REGION):
             return name, -0.3  # the town before its region
     elif place:
         # "Where did he die?" asks for the most specific place: "Alexandria" of "Alexandria, Egypt".
-        if name_in_context(quote, name, after=_COMMA_NAME):
+        if name_in_context(quote, name, after=COMMA_REGION):
             return name, 0.3
         if name_in_context(quote, name, _TOWN_COMMA, _WORD_END):
             return name, -0.3
@@ -378,12 +376,10 @@ _SLOT_LEAD = re.compile(r"\b((?:[\w'-]+\s+){2}[\w'-]+)\s+(?:which|what)\b", re.I
 def slot_lead(question: str) -> tuple[str, ...]:
     """The three words right before the question's last "which" or "what" (a slot inside the
     question: "... a second campus in which city?"), when one of them is a content word, else ()."""
-    found = None
-    for found in _SLOT_LEAD.finditer(question):  # the last one: an earlier "which" opens a clause
-        pass
-    if found is None:
+    leads = _SLOT_LEAD.findall(question)  # the last one: an earlier "which" opens a clause
+    if not leads:
         return ()
-    words = tuple(tokenize(found.group(1)))
+    words = tuple(tokenize(leads[-1]))
     return words if len(words) == 3 and any(w not in STOPWORDS for w in words) else ()
 
 

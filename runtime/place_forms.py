@@ -19,7 +19,8 @@ _TOWN_COMMA = re.compile(r"\b[A-Z][\w.'-]*,\s+\Z")
 """Before a region's name: the town it follows ("Greenfield, " of "Greenfield, Indiana")."""
 _PART_ENDS = re.compile(r"(?=\s*(?:[,.;:)]|$))")
 _NAME_STARTS = re.compile(r"(?<![\w-])\Z")
-_COMMA_NAME = re.compile(r",\s+[A-Z]")
+COMMA_REGION = re.compile(r",\s+[A-Z]")
+"""After a town's name: a comma, then its region's capitalised name ("Wilmington, Delaware")."""
 
 
 def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
@@ -78,4 +79,4 @@ def is_town_by_form(quote: str, name: str, finds: str) -> bool:
         return False
     # `before` matches nothing but where the name starts ("(?<![\w-])"): its end is that place.
     return any(not quote[: before.end()].rstrip().endswith(",")
-               for before, _ in names_in_context(quote, name, _NAME_STARTS, _COMMA_NAME))
+               for before, _ in names_in_context(quote, name, _NAME_STARTS, COMMA_REGION))

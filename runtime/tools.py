@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 import time
-from weakref import WeakKeyDictionary
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol, TypeVar, get_args, runtime_checkable
+from weakref import WeakKeyDictionary
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
