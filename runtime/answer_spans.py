@@ -1,17 +1,26 @@
 """Candidate answers in cited sentences: with the cue words (`citeloop.runtime.answer_cues`)
 and dates and numbers with sortable values (`citeloop.runtime.mentions`), the name, date,
 number or role a sentence gives for the relation a hop asks (`best_span`), with the tests that
-decide which names can answer ("where" wants a name after a place word; "what state" wants the
-region after a town). `citeloop.runtime.answer` builds the report's short answer from these."""
+decide which names can answer (a name of the question's own subject, an office, an adjective;
+where a name stands and at which level a place is named: `citeloop.runtime.answer_places`).
+`citeloop.runtime.answer` builds the report's short answer from these."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from citeloop.runtime.answer_cues import Cues, cues  # noqa: F401 - part of this module's API
+from citeloop.runtime.answer_places import (
+    INSTITUTION_BEFORE,
+    INSTITUTION_WORDS,
+    PLACE_WORDS,
+    after_place_word,
+    is_country,
+    place_level,
+    where_it_lies,
+)
 from citeloop.runtime.bridging import (
     CALENDAR_WORDS,
     KIND_WEIGHT,
@@ -24,7 +33,7 @@ from citeloop.runtime.bridging import (
     subject_aliases,
     term_positions,
 )
-from citeloop.runtime.countries import countries_named, is_country_word
+from citeloop.runtime.countries import countries_named
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
 from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's API for its callers
@@ -35,14 +44,13 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
     life_role,
     number_mentions,
 )
-from citeloop.runtime.place_forms import COMMA_REGION, of_kind_by_form
+from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import (
     STOPWORDS,
     content_terms,
     entity_spans,
     fold_accents,
-    name_in_context,
     tokenize,
 )
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
@@ -134,9 +142,6 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
     return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
 
 
-PLACE_WORDS = r"(?:in|at|near|from|to)"
-
-
 def _is_modifier(sentence: str, name: str) -> bool:
     """A single capitalised word directly before a lower-case word: an adjective ("American film").
     The pattern `\\bNAME\\s+[a-z]`, matched with `str.find` (a pattern per name costs a compile):
@@ -159,31 +164,6 @@ def _is_modifier(sentence: str, name: str) -> bool:
 def _is_word(ch: str) -> bool:
     """Is `ch` a character of `\\w` (an empty string is not)?"""
     return ch.isalnum() or ch == "_"
-
-
-_PLACE_BEFORE = re.compile(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|central\s+)?"
-                           r"(?:[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*,\s+)?$")
-"""What stands right before a place named after a place word (`_after_place_word`)."""
-
-
-INSTITUTION_WORDS = r"(?:at|of|from|for)"
-_INSTITUTION_BEFORE = re.compile(r"\b" + INSTITUTION_WORDS + r"\s+(?:the\s+)?$")
-"""What stands right before an institution that answers "where did she study": "a graduate of",
-"studied at", "a correspondent for the"."""
-
-
-def _after_place_word(sentence: str, name: str, before: re.Pattern[str] = _PLACE_BEFORE) -> bool:
-    """"in Tenby", "from the Bronx", "in southeastern Jiangsu" (one word of direction or size
-    between), or the region after a town: "from Portland, Oregon"; with `before`, the words an
-    institution follows instead."""
-    # Each use of the name is checked for a place word before it: one fixed pattern, where a
-    # pattern per name would be compiled for every new name.
-    at = sentence.find(name)
-    while at >= 0:
-        if before.search(sentence, 0, at):
-            return True
-        at = sentence.find(name, at + 1)
-    return False
 
 
 def is_office(name: str) -> bool:
@@ -289,35 +269,6 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
     return list(dict.fromkeys([*names, *(t for t in named_titles if t not in names)]))
 
 
-_TOWN_COMMA = re.compile(r"[A-Z][\w.]*,\s+\Z")
-"""Before a region's name: the town it follows ("Portland, " of "Portland, Oregon")."""
-_WORD_END = re.compile(r"\b")
-_REGION_WORDS = re.compile(r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)")
-
-
-def _place_level(quote: str, name: str, finds: str, place: bool = False) -> tuple[str, float]:
-    """A place as the question asks it: "Portland, Oregon" answers "what state" with Oregon
-    (the name after the comma), "what city" with all of it ("Canton, Massachusetts"), and a
-    plain "where" (`place`) with the town ("Alexandria" of "Alexandria, Egypt", which
-    `where_it_lies` then names with its region)."""
-    c = cues()
-    if finds in c.town_nouns:
-        region = _region_after(quote, name)
-        return (f"{name}, {region}", 0.3) if region else (name, 0.0)
-    if finds in c.region_nouns:
-        if name_in_context(quote, name, _TOWN_COMMA, _WORD_END):
-            return name, 0.6  # the region after a town's name
-        if name_in_context(quote, name, after=COMMA_REGION):
-            return name, -0.3  # the town before its region
-    elif place:
-        # "Where did he die?" asks for the most specific place: "Alexandria" of "Alexandria, Egypt".
-        if name_in_context(quote, name, after=COMMA_REGION):
-            return name, 0.3
-        if name_in_context(quote, name, _TOWN_COMMA, _WORD_END):
-            return name, -0.3
-    return name, 0.0
-
-
 _ROLE_ENDS = r"(?=\s+(?:who|that|which|for|of|in|at|with|and|from|since|until|during)\b|\s*[,;.()]|$)"
 _AS_ROLE = re.compile(r"\bas\s+(?:a|an|the)\s+((?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
 _IS_ROLE = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
@@ -328,33 +279,6 @@ def roles_in(quote: str) -> list[tuple[str, float]]:
     plays or serves as, 1.0) before "was a pioneering British aviator" (what one is, 0.5)."""
     found = [(m.group(1), 1.0) for m in _AS_ROLE.finditer(quote)]
     return found + [(m.group(1), 0.5) for m in _IS_ROLE.finditer(quote) if m.group(1) not in dict(found)]
-
-
-def _is_country(name: str) -> bool:
-    """A country or its adjective, whole ("United States", "Panamanian-American"), not a name
-    that holds one ("United States of Whatever" is a song)."""
-    return is_country_word(name) or all(is_country_word(p) for p in re.split(r"[-\s]+", name) if p)
-
-
-def where_it_lies(quote: str, name: str, finds: str, subjects: Sequence[str] = ()) -> str:
-    """A place answering a plain "where", as the sentence places it: "Glen Cove, New York" for
-    "Glen Cove" (the town, then the region the sentence puts it in). Not for "what city" or
-    "what state" (`_place_level` answers at the level asked), nor after a country ("Finland,
-    Ireland" is a list), nor when what follows the comma is part of the name of whom the sentence
-    is about ("Born in Fukuoka, Hamasaki moved ..." of Ayumi Hamasaki)."""
-    c = cues()
-    if finds in c.town_nouns | c.region_nouns or countries_named(name):
-        return name
-    region = _region_after(quote, name)
-    if region and any(f" {region.lower()} " in f" {s.lower()} " and region.lower() != s.lower() for s in subjects):
-        return name  # a person's surname ("Hamasaki" of "Ayumi Hamasaki"), not a place
-    return f"{name}, {region}" if region and region != name else name
-
-
-def _region_after(quote: str, name: str) -> str:
-    """The capitalised words after "NAME, " ("New York" of "Glen Cove, New York."), or ""."""
-    grown = name_in_context(quote, name, after=_REGION_WORDS)
-    return grown[1].group(1).rstrip(".") if grown else ""
 
 
 def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:
@@ -448,11 +372,11 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     continue
                 if REGNAL_NUMBER.fullmatch(name) or name in aliases:
                     continue  # "Charles I and IV" names no "IV"; "X (Jacques Jean Marie; born ...)" is X
-                if origin and not _is_country(name):
+                if origin and not is_country(name):
                     continue  # "What nationality is ...?" is answered by a country or its adjective
                 if is_office(name):
                     continue  # "the last Emperor of Austria" names an office, not who held it
-                name, level = _place_level(quote, name, finds, place and not origin)
+                name, level = place_level(quote, name, finds, place and not origin)
                 # a name of the asked kind by its form says the asked word itself ("... Airport")
                 near = 1.0 if of_kind else proximity(quote, name, relation)
                 score = near + 0.3 * (len(tokenize(name)) > 1) + level \
@@ -472,12 +396,12 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     side = life_place(quote, name) if role is not None else None
                     if side is not None and side != role:
                         continue  # the birthplace does not answer where someone died
-                    if side is None and not _after_place_word(quote, name):
+                    if side is None and not after_place_word(quote, name):
                         continue  # "Where ...?" is answered by a name that follows in, at, near or from
                     score += 0.6
                     name = where_it_lies(quote, name, finds, subjects)
                 elif institution:
-                    if not _after_place_word(quote, name, _INSTITUTION_BEFORE):
+                    if not after_place_word(quote, name, INSTITUTION_BEFORE):
                         continue  # "Where did she study?" is answered by a name after at, of, from or for
                     score += 0.6 + 0.5 * bool(set(tokenize(name)) & cues().institution_nouns)
                     name = where_it_lies(quote, name, finds, subjects)  # "University of California, Los Angeles"

@@ -281,7 +281,7 @@ def test_a_value_describes_the_name_it_follows(sentence: str, name: str, year: s
 ])
 def test_a_plain_where_is_answered_with_the_place_as_the_sentence_places_it(
         sentence: str, name: str, finds: str, expected: str) -> None:
-    from citeloop.runtime.answer_spans import where_it_lies
+    from citeloop.runtime.answer_places import where_it_lies
     assert where_it_lies(sentence, name, finds) == expected
 
 
@@ -327,8 +327,8 @@ def test_a_nationality_is_stated_by_a_country_word_not_the_word_nationality(quot
     ("United States of Whatever", False), ("British Whig", False),
 ])
 def test_a_nationality_answer_is_a_country_whole(name: str, expected: bool) -> None:
-    from citeloop.runtime.answer_spans import _is_country
-    assert _is_country(name) is expected
+    from citeloop.runtime.answer_places import is_country
+    assert is_country(name) is expected
 
 
 @pytest.mark.parametrize(("sentence", "roles"), [

@@ -70,7 +70,7 @@ def test_a_name_in_a_titles_qualifier_can_be_the_bridge() -> None:
 
 
 def test_the_words_after_a_places_comma_are_no_region_when_they_name_the_subject() -> None:
-    from citeloop.runtime.answer_spans import where_it_lies
+    from citeloop.runtime.answer_places import where_it_lies
 
     quote = "Born and raised in Velden, Okon moved to the capital at fourteen."
     assert where_it_lies(quote, "Velden", "", ["Mira Okon"]) == "Velden"
