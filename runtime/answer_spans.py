@@ -51,6 +51,7 @@ from citeloop.runtime.text import (
     content_terms,
     entity_spans,
     fold_accents,
+    name_in_context,
     tokenize,
 )
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
@@ -250,6 +251,24 @@ class Found:
 _PRONOUN_AFTER = re.compile(r"\.\s+(?:He|She|It|They|His|Her|Its|Their|The|This|In)\b.*$")
 
 
+@cache
+def _style_pattern() -> re.Pattern[str]:
+    styles = sorted(read_data_yaml("offices.yaml")["style_words"], key=len, reverse=True)
+    words = "|".join(re.escape(w.capitalize()) for w in styles)
+    place = r"[A-Z\u00c0-\u00de][\w'-]*"
+    return re.compile(r",\s+((?:\d+(?:st|nd|rd|th|St|Nd|Rd|Th)\s+)?(?:" + words + r")\b"
+                      r"(?:\s+(?:of\s+)?(?:the\s+)?" + place + r"(?:\s+(?:(?:and|of|the|de|von|upon)\s+)?" + place + r")*)?)")
+
+
+def with_style(quote: str, name: str) -> str:
+    """The name with the hereditary style the sentence writes after it, if any: "Sir Edward
+    Buxton, 2nd Baronet", "Garsenda, Heiress of Bigorre" (`runtime/data/offices.yaml`). A
+    peer's name is written with the style; without it, "Sir Edward Buxton" could be any
+    holder of the name."""
+    found = name_in_context(quote, name, after=_style_pattern())
+    return f"{name}, {found[1].group(1)}" if found and found[1] is not None else name
+
+
 def _names_in(quote: str, titles: set[str]) -> list[str]:
     """Name spans of a sentence, cut where a new sentence starts ("Artatama I. He ..."), and
     grown to the title of a page read in the run that the sentence names ("Gerard III" ->
@@ -376,6 +395,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     continue  # "What nationality is ...?" is answered by a country or its adjective
                 if is_office(name):
                     continue  # "the last Emperor of Austria" names an office, not who held it
+                name = with_style(quote, name)
                 name, level = place_level(quote, name, finds, place and not origin)
                 # a name of the asked kind by its form says the asked word itself ("... Airport")
                 near = 1.0 if of_kind else proximity(quote, name, relation)

@@ -269,7 +269,9 @@ def _clean_run(text: str, run: list[re.Match[str]]) -> tuple[int, str]:
     if not run:
         return (0, "")
     span = text[run[0].start():run[-1].end()]
-    if span.endswith("'s"):
+    # A possessive is followed by what is owned ("Franklin's 1968 album"); an "'s" before a
+    # comma ends a name ("born in St. John's, Newfoundland").
+    if span.endswith("'s") and not text.startswith(",", run[-1].end()):
         span = span[:-2]
     return (run[0].start(), span)
 
