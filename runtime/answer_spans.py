@@ -205,6 +205,29 @@ def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str)
     return _states_kind((kind, question, frozenset(relation), quote))
 
 
+def date_precision(question: str, quote: str) -> int:
+    """How precisely the sentence dates what the question asks: 3 for a day, 2 a month, 1 a
+    year, 0 no such date. A life's date counts only for the life event asked ("(1 November
+    1680 - 26 May 1711)" dates the death to the day, "died in 1711" to the year)."""
+    role = asked_life(question)
+    return max((1 + (d.value[1] > 0) + (d.value[2] > 0) for d in date_mentions(quote)
+                if role is None or life_role(quote, d) == role), default=0)
+
+
+def most_precise_per_source(cards: list[EvidenceCard], question: str) -> list[EvidenceCard]:
+    """Of each source's cards (one cluster), those that date what the question asks most
+    precisely, in their order: a claim is written from one card per source, and the page's
+    "(1 November 1680 - 26 May 1711)" must not lose to its "died in 1711" on relevance. Only
+    for a birth or a death asked to more than the year: other sentences of a page date other
+    events, however precisely ("released in December 1997" is not when the cinema opened)."""
+    if asked_life(question) is None or has_phrase(question, cues().year_cues):
+        return cards
+    best: dict[str, int] = {}
+    for card in cards:
+        best[card.cluster_id] = max(best.get(card.cluster_id, 0), date_precision(question, card.quote))
+    return [c for c in cards if date_precision(question, c.quote) == best[c.cluster_id]]
+
+
 @memo("answer_spans.states_kind")
 def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
     # Kept by its arguments: a run asks it of the same cards after every search.

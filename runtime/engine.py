@@ -17,20 +17,31 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
-from citeloop.runtime.answer import answer_hops, answer_sentence_tests, answer_value_kind, find_answer
+from citeloop.runtime.answer import (
+    answer_hops,
+    answer_sentence_tests,
+    answer_value_kind,
+    find_answer,
+)
+from citeloop.runtime.answer_spans import most_precise_per_source
 from citeloop.runtime.audit import audit_report, mirror_problem
 from citeloop.runtime.claims import write_and_verify
 from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.entity_titles import (
+    is_namesake,
+    names_entity,
+    names_title,
+    titles_asked_thing,
+)
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.injection import suspected
 from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
-from citeloop.runtime.entity_titles import is_namesake, names_entity, names_title, titles_asked_thing
 from citeloop.runtime.recorder import Recorder
-from citeloop.runtime.subq_state import SubQuestionState, hop_entities
 from citeloop.runtime.report import SubQuestionOutcome, build_report
+from citeloop.runtime.subq_state import SubQuestionState, hop_entities
 from citeloop.runtime.text import content_terms, fold_accents, tokenize
 from citeloop.runtime.tools import ReadTool, SearchTool, search_with_retry
 from citeloop.runtime.verifier import Verifier
@@ -50,7 +61,13 @@ from citeloop.trajectories.events import (
     SubQuestionStatusChanged,
 )
 from citeloop.trajectories.header import RunHeader
-from citeloop.trajectories.models import EvidenceCard, Plan, ReadResponse, Report, SearchHit
+from citeloop.trajectories.models import (
+    EvidenceCard,
+    Plan,
+    ReadResponse,
+    Report,
+    SearchHit,
+)
 
 
 @dataclass
@@ -123,6 +140,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
         # Sentences that could state the answer, per answer hop (`citeloop.runtime.answer`).
         self._answer_tests = answer_sentence_tests(plan)
         self._dated_answer = answer_value_kind(plan) in ("date", "number")
+        self._answer_is_date = answer_value_kind(plan) == "date"
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
@@ -254,6 +272,8 @@ class ResearchEngine(EvidenceIntake, HopResolution):
             # the test is strict) else about a runner-up the hop searched too.
             runner_ups = on_topic if self._dated_answer else []
             cards = [c for c in cards if test(c.quote)] or [c for c in runner_ups if test(c.quote)] or cards
+            if self._answer_is_date:
+                cards = most_precise_per_source(cards, self.plan.question)
         return cards
 
     def _sources(self, sid: str) -> int:
@@ -434,7 +454,7 @@ class ResearchEngine(EvidenceIntake, HopResolution):
 
     def _outcome(self, report: Report, claims, kept_ids: set[str], dropped: list[str], stop_reason: str) -> RunOutcome:
         events = self.rec.events
-        count = lambda t: sum(1 for e in events if e.type == t)  # noqa: E731
+        count = lambda t: sum(1 for e in events if e.type == t)
         stated = {c.claim.subq for c in claims if c.verdict in ("entail", "partial")}
         expected = [(sq.id, claim) for sq in self.plan.sub_questions for claim in sq.expected_claims]
         drafted = count("claim_drafted")
