@@ -33,6 +33,7 @@ class Cues:
     institution_nouns: frozenset[str]
     administrative_units: frozenset[str]
     organisation_nouns: frozenset[str]
+    person_nouns: frozenset[str]
 
 
 @cache
@@ -46,4 +47,5 @@ def cues() -> Cues:
                 frozenset(data["region_nouns"]),
                 frozenset(data["town_nouns"]), tuple(data["role_cues"]),
                 tuple(data["institution_cues"]), frozenset(data["institution_nouns"]),
-                frozenset(data["administrative_units"]), frozenset(data["organisation_nouns"]))
+                frozenset(data["administrative_units"]), frozenset(data["organisation_nouns"]),
+                frozenset(data["person_nouns"]))

@@ -27,12 +27,13 @@ def of_kind_by_form(quote: str, name: str, finds: str) -> bool:
     """Is the name of the asked kind by its own form, whatever words stand near it: it ends
     with the kind's word ("Avery County"), or is a region or a town written as one
     (`is_region_by_form`, `is_town_by_form`). A country's name is of no other kind of place
-    ("United States" ends with "States" but is no state)."""
+    ("United States" ends with "States" but is no state), and no person is named by what they
+    do ("Outstanding Supporting Actress" is an award)."""
     asked = finds.lower()
     if asked in _place_nouns() and _is_country_name(name):
         return asked in ("country", "nation")
     kind, own = content_terms(finds), content_terms(name)
-    if kind and len(own) > len(kind) and own[-len(kind):] == kind:
+    if kind and asked not in cues().person_nouns and len(own) > len(kind) and own[-len(kind):] == kind:
         return True
     return is_region_by_form(quote, name, finds) or is_town_by_form(quote, name, finds)
 

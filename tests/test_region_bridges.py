@@ -170,3 +170,17 @@ def test_a_us_state_is_a_state_by_its_name_wherever_it_stands() -> None:
     assert is_region_by_form(quote, "Iowa", "state")
     assert not is_region_by_form(quote, "Buena Vista", "state")
     assert not is_region_by_form(quote, "Iowa", "county")  # a state's name says nothing of a county
+
+
+def test_no_person_is_of_the_asked_kind_by_the_form_of_a_name() -> None:
+    quote = ("Ilsa Varn is a Tessalian actress known for her role on a drama that earned her a nomination for "
+             "Outstanding Supporting Actress.")
+    assert not of_kind_by_form(quote, "Outstanding Supporting Actress", "actress")  # an award, not an actress
+    assert of_kind_by_form("It plays in the Calder Arena.", "Calder Arena", "arena")  # a place is named by its kind
+    # the answer is the actress the sentence is about, not the award that ends with the word
+    card = llm_card("c1", quote, "d1", "sq2").model_copy(update={"title": "Ilsa Varn"})
+    found = best_span("entity", [(ReportClaim(claim_id="k1", text=quote, citations=["c1"], verdict="entail",
+                                              confidence="weak", independent_sources=1), card)],
+                      {"actress", "star"}, ["Barrier Line"], "Barrier Line starred which Tessalian actress?",
+                      finds="actress")
+    assert found and found[0].text == "Ilsa Varn", [(f.text, f.score) for f in found]
