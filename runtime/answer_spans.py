@@ -359,6 +359,11 @@ def _follows(quote: str, name: str, lead: tuple[str, ...]) -> bool:
     return False
 
 
+LIFE_PLACE = 0.5
+"""Added to a place the sentence ties to the birth or death asked ("(Sopron, 5 April 1824 -
+Nasice, 7 April 1901)", "born in Sopron"), over one it only names after a place word ("influential
+in the Kingdom of Croatia-Slavonia")."""
+
 OWN_ARTICLE = 0.3
 """Added to an answer found in a sentence of the subject's own article ("Somalia" for the
 country a chain led to), over one from a page that mentions the subject in passing."""
@@ -441,7 +446,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                         continue  # the birthplace does not answer where someone died
                     if side is None and not after_place_word(quote, name):
                         continue  # "Where ...?" is answered by a name that follows in, at, near or from
-                    score += 0.6
+                    score += 0.6 + LIFE_PLACE * (side is not None)
                     name = where_it_lies(quote, name, finds, subjects)
                 elif institution:
                     if not after_place_word(quote, name, INSTITUTION_BEFORE):

@@ -249,6 +249,12 @@ _PARENTS = re.compile(r"(?:\b" + _KIN_OF + r"\s+(?P<first>(?:(?!\s+and\s).)+?)|"
                       r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
 
 
+_PARENTS_SERIAL = re.compile(r"\b" + _KIN_OF + r"\s+(?P<first>[A-Z][^,;()]*,\s+[A-Z][^,;()]*\sand\s[A-Z][^,;()]*),"
+                             r"\s+and\s+(?:his\s+wife,?\s+)?(?P<second>[A-Z][^,.;()]*)")
+"""The parents parted by a comma's "and" when the father's style holds an "and" of its own:
+"the son of Gozlin, Count of Bidgau and Methingau, and Oda of Metz"."""
+
+
 @memo("bridging.parents_named", maxsize=1 << 14)
 def parents_named(quote: str) -> tuple[str, str] | None:
     """(father, mother) of "the son of FATHER and MOTHER", a shared family name given to both:
@@ -256,6 +262,9 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     match = _not_of_a_spouse(_PARENTS, quote)
     if match is None:
         return None
+    serial = _not_of_a_spouse(_PARENTS_SERIAL, quote)
+    if serial is not None and serial.start() == match.start():
+        match = serial
     # "the son of Francis Baring, 3rd Baron Ashburton (1800-1868), and ...": the name, not its dates
     first = re.sub(r"\s*\([^)]*\)", "", match.group("first") or match.group("born_first")).strip(" ,")
     first = _without_description(first)

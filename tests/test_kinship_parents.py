@@ -38,3 +38,14 @@ def test_the_fathers_whole_name_may_hold_the_childs_title() -> None:
     found = best_span("entity", [(claim, hop)], {"father", "son"}, subjects,
                       "Who is Odo III, Count Of Marlow's paternal grandfather?", parent="father")
     assert found[0].text == "Odo I, Count of Marlow", found
+
+
+def test_a_comma_and_parts_the_parents_when_the_fathers_style_holds_an_and() -> None:
+    quote = "He was the son of Gozo, Count of Bidmark and Vessau, and Oda of Merran."
+    assert parents_named(quote) == ("Gozo", "Oda of Merran")  # not the style's "Vessau" for the mother
+    found = best_span("entity", [(claim_of(card("c1", quote, "d1", "sq2")), card("c1", quote, "d1", "sq2"))],
+                      {"mother", "son"}, ["Gotlo I"], "Who is Gotlo I's paternal grandmother?", parent="mother")
+    assert found[0].text == "Oda of Merran", found
+    # with no style of the father's, the first "and" still parts them
+    assert parents_named("She was the daughter of Ivo Brenn and Ada Calder, and a niece of Ulf.") == \
+        ("Ivo Brenn", "Ada Calder")

@@ -173,3 +173,15 @@ def test_a_bc_birth_is_older_and_its_year_is_answered_with_its_era() -> None:
     assert result.report.answer.text == "Orla Fenn", result.report.answer
     result, _ = run_research("In what year was Orla Fenn born?", kit, out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "63 BC", result.report.answer
+
+
+def test_the_place_a_life_bracket_ties_to_the_birth_answers_where_born() -> None:
+    from llm_scripts import card, claim_of
+
+    from citeloop.runtime.answer_spans import best_span
+    quote = ("Count Ladis Pejar of Virovar (Sopra, 5 April 1824 - Nasa, 7 April 1901) was an aristocrat, influential "
+             "in the Kingdom of Tessaly-Vorn within the Ostrian Empire.")
+    hop = card("c1", quote, "d1", "sq2")
+    found = best_span("entity", [(claim_of(hop), hop)], {"born", "birth"}, ["Ladis Pejar"],
+                      "Where was the father of Teo Pejar born?")
+    assert found and found[0].text == "Sopra", [(f.text, f.score) for f in found]
