@@ -84,7 +84,12 @@ _NAME = (r"(?P<name>(?:[" + _CAPITAL + r"][^\s?]*|\([^)]*\)|" + _CONNECTOR + r")
          + r"))*)")
 OF_PATTERN = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?:" + WORK_KINDS + r"\s+)?(?!the\s)" + _NAME)
 NESTED_OF = re.compile(r"\bthe\s+" + _RELATION + r"\s+of\s+(?=the\s)")
-POSSESSIVE_PATTERN = re.compile(_NAME + r"['’]s\s+" + _RELATION + r"\b")
+_MODIFIER = r"(?:(?:main|principal|late|first|current|former|eldest|youngest|only)\s+)?"
+"""A word between an owner and the relation that changes no hop: "Big Eye's main director"."""
+POSSESSIVE_PATTERN = re.compile(_NAME + r"['’]s\s+" + _MODIFIER + _RELATION + r"\b")
+OF_POSSESSIVE = re.compile(r"\bof\s+" + _NAME + r"['’]s\s+" + _MODIFIER + _RELATION + r"\b")
+"""A possessive inside an "of": "the spouse of Big Eye's main director" is "the spouse of the
+director of Big Eye" (the inner relation is the possessive's)."""
 EITHER_OR = re.compile(r",\s*" + _NAME.replace("name", "a") + r"\s+or\s+" + _NAME.replace("name", "b") + r"\s*\??$")
 # "Was A or B born first?": the options stand between the opening verb and the first lower-case word.
 OPENING_OR = re.compile(r"^(?i:was|were|is|are|did|does|do|has|have|had)\s+(?P<a>[" + _CAPITAL + r"][^?]*?)\s+or\s+"
@@ -191,6 +196,7 @@ def relation_path(question: str) -> RelationPath | None:
             head = body[: either.start()]
             attribute = head[relation.end():]
             return RelationPath(bases, KINSHIP.get(rel, [rel]), rel, _compared_attribute(_attribute_words(attribute)))
+    body = OF_POSSESSIVE.sub(lambda m: f"of the {m.group('rel')} of {m.group('name')}", body)
     for pattern in (OF_PATTERN, POSSESSIVE_PATTERN):
         match = pattern.search(body)
         if match is None:

@@ -433,3 +433,18 @@ def _answer_over(question: str, pages: dict[str, str]):  # noqa: ANN202
     """The short answer of researching `question` over `pages` and one unrelated page."""
     granite = {"Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar."}
     return run_research(question, _kit({**pages, **granite}), out_dir=None, sink=MemorySink())[0].report.answer
+
+
+@pytest.mark.parametrize(("question", "bases", "relations"), [
+    ("Who is the spouse of Big Eye's main director?", ["Big Eye"], ["director", "spouse"]),
+    ("Who is the father of Ola Brenn's husband?", ["Ola Brenn"], ["husband", "father"]),
+    ("Who is Big Eye's main director?", ["Big Eye"], ["director"]),
+    ("Where was Ola Brenn's late husband born?", ["Ola Brenn"], ["husband"]),
+])
+def test_a_possessive_inside_an_of_is_the_inner_relation(question: str, bases: list[str], relations: list[str]) -> None:
+    """"the spouse of X's director" is "the spouse of the director of X": the possessive's
+    relation comes first, and a word such as "main" between the owner and it changes no hop."""
+    from citeloop.runtime.relations import relation_path
+
+    path = relation_path(question)
+    assert path is not None and (path.bases, path.relations) == (bases, relations)
