@@ -103,9 +103,13 @@ def kind_nouns() -> str:
 def with_relative_pronoun(body: str) -> str:
     """A relative clause written without its pronoun, given one: "the country Signmark is from"
     -> "the country that Signmark is from", "the county in which Johnnycake is located" ->
-    "the county where Johnnycake is located". Only after a noun for a kind of place or
+    "the county where Johnnycake is located", "the country containing Nugegoda" -> "the
+    country where Nugegoda is located". Only after a noun for a kind of place or
     organisation and before a name and its verb, so "the late President of ... was" stays."""
     kinds = kind_nouns()
     body = regex(rf"\bthe ({kinds}) in which (?=(?:the )?[A-Z])").sub(r"the \1 where ", body)
+    # "the country containing Nugegoda" -> "the country where Nugegoda is located"
+    body = regex(rf"\bthe ({kinds}) containing ((?:the )?[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*)").sub(
+        r"the \1 where \2 is located", body)
     name = r"(?:the\s+)?[A-Z][\w'.-]*(?:,?\s+(?:[A-Z][\w'.-]*|of|de|the|and))*?"
     return regex(rf"\bthe ({kinds}) (?={name}\s+(?:is|was|are|were|played|plays)\b)").sub(r"the \1 that ", body)

@@ -89,6 +89,8 @@ def test_the_next_hop_searches_the_state_alone() -> None:
      "Which county where Calder, Tessaly is located?"),
     ("Who ran for governor in the state the Battle of Dorn Creek was fought?",
      "Which state that the Battle of Dorn Creek was fought?"),
+    ("When did the country containing Calderhaven leave the Ostrian Empire?",
+     "Which country where Calderhaven is located?"),
 ])
 def test_a_clause_without_its_pronoun_is_a_hop(question: str, first_hop: str) -> None:
     plan = RulePlanner().plan(question)
