@@ -1,8 +1,8 @@
 """The short answer a report states first, extracted in code from the claims that survived.
 
-`answer_kind` reads which shape of answer the question asks for (a name, a date, a number,
-yes/no, or one of the options it names); `find_answer` takes the finished (audited) report
-and returns an `Answer`:
+`citeloop.runtime.answer_hops` reads which shape of answer the question asks for (a name, a
+date, a number, yes/no, or one of the options it names) and which hops state it; `find_answer`
+takes the finished (audited) report and returns an `Answer`:
 
 - one answer hop (single-hop questions, the last hop of a bridge chain): the answer is a
   span of a cited sentence of that hop's kept claims: the name, date or number standing
@@ -28,92 +28,49 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from citeloop.runtime.answer_spans import (  # noqa: F401 - date_mentions and states_kind are part of this API
+from citeloop.runtime.answer_hops import (
+    answer_hop,
+    answer_kind,
+    comparison_value,
+    hop_relation,
+    option_hops,
+    option_question,
+    question_options,
+    without_options,
+)
+from citeloop.runtime.answer_spans import (
     Found,
     asked_parent,
-    has_phrase,
     best_span,
     cues,
     date_mentions,
     described_as,
+    has_phrase,
     number_mentions,
     states_kind,
 )
-from citeloop.runtime.bridging import relation_cue_terms, relation_terms
-from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.countries import countries_named, is_country_word
+from citeloop.runtime.entity_titles import names_title
+from citeloop.runtime.mentions import life_span
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.report_evidence import ReportEvidence
-from citeloop.runtime.text import content_terms, entity_spans, fold_accents, name_in_context, tokenize
-from citeloop.trajectories.models import Answer, AnswerKind, EvidenceCard, Plan, Report, ReportClaim
-
-question_options = either_or_options
-"""The options a question names: "..., A or B?" or "Was A or B born first?" -> [A, B]."""
-
-
-def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
-    c = cues()
-    words = tokenize(question)
-    if EITHER_OR.search(question.strip().rstrip("?").strip() + "?") and (not words or words[0] not in c.yes_no_openers):
-        return "choice"
-    compares = bool(set(words) & (c.lowest_wins | c.highest_wins)) and "or" in words
-    if plan is not None and plan.question_type == "comparison" and compares and len(option_hops(plan)) >= 2:
-        return "choice"  # "Was A or B born first?"
-    if words and words[0] in c.yes_no_openers or _last_sentence_opener(question) in c.yes_no_openers:
-        return "yes_no"
-    if plan is not None and plan.question_type == "comparison" and len(option_hops(plan)) >= 2:
-        return "choice"
-    if has_phrase(question, c.date_cues):
-        return "date"
-    if has_phrase(question, c.number_cues):
-        return "number"
-    return "entity"
-
-
-def _last_sentence_opener(question: str) -> str:
-    """The first word of the question's last sentence: "The director Armando Iannucci has an
-    OBE. Does the director Puneet Sira also have one?" asks yes or no."""
-    last = re.split(r"(?<=\w[.!])\s+(?=[A-Z])", question.strip())[-1]
-    words = tokenize(last)
-    return words[0] if words else ""
-
+from citeloop.runtime.text import (
+    content_terms,
+    entity_spans,
+    fold_accents,
+    tokenize,
+)
+from citeloop.trajectories.models import (
+    Answer,
+    AnswerKind,
+    EvidenceCard,
+    Plan,
+    Report,
+    ReportClaim,
+)
 
 # --------------------------------------------------------------------------- hops and claims
-
-
-def option_hops(plan: Plan) -> list[tuple[str, str]]:
-    """(option name, sub-question id) per compared axis: the last original hop of each axis."""
-    out = []
-    for axis in plan.axes:
-        hops = [sq.id for sq in plan.sub_questions if sq.axis == axis.id and not sq.expansion]
-        if hops:
-            out.append((axis.title, hops[-1]))
-    return out
-
-
-def answer_hops(plan: Plan) -> list[str]:
-    """The hops the answer is read from: each compared option's, or the last original hop."""
-    kind = answer_kind(plan.question, plan)
-    options = option_hops(plan)
-    if kind in ("choice", "yes_no") and len(options) >= 2:
-        return [sid for _, sid in options]
-    return [answer_hop(plan)]
-
-
-def answer_hop(plan: Plan) -> str:
-    originals = [sq for sq in plan.sub_questions if not sq.expansion]
-    return originals[-1].id
-
-
-def hop_relation(plan: Plan, sid: str) -> set[str]:
-    """The words of the relation a hop asks for: its query less slots and named entities,
-    with the words articles use for the same relation ("director" -> "directed by")."""
-    sq = next(s for s in plan.sub_questions if s.id == sid)
-    entity_terms = {t for e in plan.entities for t in content_terms(e)}
-    terms = {t for t in content_terms(SLOT.sub(" ", sq.search_query)) if t not in entity_terms}
-    return relation_cue_terms(terms) or relation_terms(plan)
 
 
 def _subject_names(plan: Plan, sid: str, resolved: dict[str, str]) -> list[str]:
@@ -129,61 +86,6 @@ def _subject_names(plan: Plan, sid: str, resolved: dict[str, str]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- the answer
-
-
-def comparison_value(question: str) -> tuple[AnswerKind, bool] | None:
-    """(what is compared, whether the highest wins) for "Which came out first, A or B?"
-    ("date", False); None when the question names no one direction."""
-    c = cues()
-    # The words of an option's name compare nothing ("Before The Bat's Flight Is Done").
-    words = set(tokenize(_without(question, question_options(question))))
-    lowest, highest = bool(words & c.lowest_wins), bool(words & c.highest_wins)
-    if lowest == highest:
-        return None
-    return ("date" if words & c.date_comparisons else "number"), highest
-
-
-_WORD_OF = re.compile(r"\b([a-z]+)\s+of\s+\Z")
-"""The words before a compared option: "the birth of " (of "... the birth of Robert Young")."""
-
-
-def option_question(question: str, option: str) -> str:
-    """What the question asks of one compared option: "the birth of Robert Young" when it
-    says so ("Which came first, the forming of X or the birth of Robert Young?": a birth
-    date for one, a founding date for the other), else the whole question."""
-    said = name_in_context(question, option, before=_WORD_OF)
-    return f"{said[0].group(1)} of {option}" if said else question
-
-
-def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
-    """Sub-question id -> a test for sentences that could state its part of the answer: the
-    answer hop's claims are written from those first, so the sentence that holds the date or
-    the name is not crowded out by a neighbour that only names the subject."""
-    kind = answer_kind(plan.question, plan)
-    options = option_hops(plan)
-    if kind == "choice" and len(options) >= 2:
-        compared = comparison_value(plan.question)
-        if compared is None:
-            return {}
-        value_kind = compared[0]
-        return {sid: (lambda q, asked=option_question(plan.question, name), relation=hop_relation(plan, sid):
-                      states_kind(value_kind, asked, relation, q))
-                for name, sid in options}
-    if kind not in ("entity", "date", "number"):
-        return {}
-    sid = answer_hop(plan)
-    relation = hop_relation(plan, sid)
-    return {sid: lambda q: states_kind(kind, plan.question, relation, q)}
-
-
-def answer_value_kind(plan: Plan) -> AnswerKind | None:
-    """The kind of value `answer_sentence_tests` look for: a date or a number is told by its
-    form ("(28 May 1902 - 5 June 1977)"), a name by much looser signs."""
-    kind = answer_kind(plan.question, plan)
-    if kind == "choice" and len(option_hops(plan)) >= 2:
-        compared = comparison_value(plan.question)
-        return compared[0] if compared else None
-    return kind if kind in ("entity", "date", "number") else None
 
 
 ConfidenceOf = Callable[[list[str]], str]
@@ -346,18 +248,12 @@ def _states(sentences: list[tuple[ReportClaim, EvidenceCard]], terms: set[str],
     return [c for c, card in sentences if terms and terms <= set(content_terms(card.quote))]
 
 
-def _without(question: str, names: list[str]) -> str:
-    for name in names:
-        question = question.replace(name, " ")
-    return question
-
-
 def _country_words(question: str, country: str) -> list[str]:
     """The words of the question that name `country` ("American" for the United States)."""
     return [w for w in re.findall(r"[A-Z][\w.]*", question) if countries_named(w) == {country}]
 
 
-def _yes_no_single(plan: Plan, sid: str, sentences, statuses, confidence) -> Answer:  # noqa: ANN001
+def _yes_no_single(plan: Plan, sid: str, sentences, statuses, confidence) -> Answer:
     terms = _attribute_terms(plan, list(plan.entities))
     stating = _states(sentences, terms)
     if stating:
@@ -378,6 +274,8 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
     compared = comparison_value(plan.question)
     if kind == "choice" and compared is not None:
         value_kind, highest = compared
+        if has_phrase(plan.question, cues().lifespan_cues):
+            return lifespans(kind, options, evidence, highest, statuses, confidence)
         values = []
         for name, sid in options:
             found = best_span(value_kind, evidence.sentences(sid), hop_relation(plan, sid), [name],
@@ -394,7 +292,7 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
         shown = ", ".join(f"{n}: {f.text}" for _, n, f in values)
         return _answered(kind, ordered[0][1], claims, f"compared {value_kind}s ({shown})", confidence)
     terms = _attribute_terms(plan, [n for n, _ in options])
-    asked = countries_named(_without(plan.question, [n for n, _ in options]))
+    asked = countries_named(without_options(plan.question, [n for n, _ in options]))
     if asked:
         # "both American directors": the country is stated as any of its words ("U.S.").
         terms -= {t for c in asked for w in _country_words(plan.question, c) for t in content_terms(w)}
@@ -422,6 +320,25 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
     every = all(stated.values())
     why = f"{'every' if every else 'not every'} option's cited sentences state {' '.join(sorted(terms))}"
     return _answered(kind, "yes" if every else "no", all_claims, why, confidence)
+
+
+def lifespans(kind: AnswerKind, options: list[tuple[str, str]], evidence: ReportEvidence, longest: bool,
+              statuses: dict[str, str], confidence: ConfidenceOf) -> Answer:
+    """"Who lived longer, A or B?": each option's years from the first cited sentence that dates
+    both its birth and its death (`mentions.life_span`), the longer (or shorter) life wins."""
+    spans = []
+    for name, sid in options:
+        dated = [(life_span(card.quote), claim) for claim, card in evidence.sentences(sid)]
+        dated = [(years, claim) for years, claim in dated if years is not None]
+        if not dated:
+            return _missing(kind, [sid], statuses, f"no sentence dates both the birth and the death of {name}")
+        spans.append((dated[0][0], name, dated[0][1]))
+    ordered = sorted(spans, key=lambda v: v[0], reverse=longest)
+    if round(ordered[0][0], 2) == round(ordered[1][0], 2):
+        return Answer(status="conflict", kind=kind, candidates=[n for _, n, _ in ordered],
+                      reason=f"the options lived the same time ({ordered[0][0]:.1f} years)")
+    shown = ", ".join(f"{n}: {years:.1f} years" for years, n, _ in spans)
+    return _answered(kind, ordered[0][1], [c for _, _, c in spans], f"compared lifespans ({shown})", confidence)
 
 
 def _same_place(kind: AnswerKind, place: str, options: list[tuple[str, str]], evidence: ReportEvidence,

@@ -34,6 +34,7 @@ class Cues:
     administrative_units: frozenset[str]
     organisation_nouns: frozenset[str]
     person_nouns: frozenset[str]
+    lifespan_cues: tuple[str, ...]
 
 
 @cache
@@ -48,4 +49,4 @@ def cues() -> Cues:
                 frozenset(data["town_nouns"]), tuple(data["role_cues"]),
                 tuple(data["institution_cues"]), frozenset(data["institution_nouns"]),
                 frozenset(data["administrative_units"]), frozenset(data["organisation_nouns"]),
-                frozenset(data["person_nouns"]))
+                frozenset(data["person_nouns"]), tuple(data["lifespan_cues"]))

@@ -395,9 +395,10 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 own = DESCRIBES * any(describes(quote, s, d.start) for s in subjects if s)
                 candidates.append((d.text, near + 0.2 * (d.value[1] > 0) + own))
         elif kind == "number":
-            years = {d.text for d in date_mentions(quote)}
+            # a number inside a date ("6" of "6 July 1843") counts nothing
+            in_dates = {i for d in date_mentions(quote) for i in range(d.start, d.start + len(tokenize(d.text)))}
             for n in number_mentions(quote):
-                if n.text not in years:
+                if n.start not in in_dates:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
         elif has_phrase(question, cues().role_cues):
@@ -444,8 +445,10 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     side = life_place(quote, name) if role is not None else None
                     if side is not None and side != role:
                         continue  # the birthplace does not answer where someone died
-                    if side is None and not after_place_word(quote, name):
-                        continue  # "Where ...?" is answered by a name that follows in, at, near or from
+                    if side is None and not of_kind and not after_place_word(quote, name):
+                        # "Where ...?" is answered by a name that follows in, at, near or from, or
+                        # by one of the asked kind by its form ("mayor of New York City")
+                        continue
                     score += 0.6 + LIFE_PLACE * (side is not None)
                     name = where_it_lies(quote, name, finds, subjects)
                 elif institution:

@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass
 from functools import cache
 
-from citeloop.runtime.answer import (
+from citeloop.runtime.answer import find_answer
+from citeloop.runtime.answer_hops import (
     answer_hops,
     answer_sentence_tests,
     answer_value_kind,
-    find_answer,
 )
 from citeloop.runtime.answer_spans import most_precise_per_source
 from citeloop.runtime.audit import audit_report, mirror_problem

@@ -149,6 +149,23 @@ def is_life_date(sentence: str, date: Mention) -> bool:
     return life_role(sentence, date) is not None
 
 
+def life_span(sentence: str) -> float | None:
+    """Years between the birth and the death one sentence dates ("(6 May 1813 - 25 December
+    1882)": 69.6), to the month and day where both dates give them; None without both."""
+    dates = date_mentions(sentence)
+    birth = next((d for d in dates if life_role(sentence, d) == "birth"), None)
+    # the last death date: "(January 25, 1881 or 1884 - January 12, 1960)" dies in 1960
+    death = next((d for d in reversed(dates) if life_role(sentence, d) == "death"), None)
+    if birth is None or death is None:
+        return None
+    years = death.value[0] - birth.value[0]
+    if birth.value[1] and death.value[1]:
+        years += (death.value[1] - birth.value[1]) / 12
+        if birth.value[2] and death.value[2]:
+            years += (death.value[2] - birth.value[2]) / 365
+    return years
+
+
 def number_mentions(sentence: str) -> list[Mention]:
     out = []
     for n in extract_numbers(sentence):

@@ -12,9 +12,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from citeloop.eval.cli import main
-from citeloop.runtime.answer import answer_kind, date_mentions, question_options
+from citeloop.runtime.answer_hops import answer_kind, question_options
+from citeloop.runtime.answer_spans import date_mentions
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.replay import check_run
@@ -36,7 +36,7 @@ FILLER = {
 }
 
 
-def _answer(question: str, pages: dict[str, str]):  # noqa: ANN202
+def _answer(question: str, pages: dict[str, str]):
     """The short answer of researching `question` over the filler pages and `pages`."""
     result, _ = run_research(question, _kit({**FILLER, **pages}), out_dir=None, sink=MemorySink())
     return result.report.answer
@@ -143,7 +143,7 @@ def test_options_named_whole_and_after_an_opening_verb() -> None:
 
 
 def test_a_value_of_the_right_shape_without_the_relation_is_not_an_answer_sentence() -> None:
-    from citeloop.runtime.answer import states_kind
+    from citeloop.runtime.answer_spans import states_kind
 
     planted = "Less often mentioned is the role of Miriam Vell, who remained involved for 17 years."
     assert not states_kind("number", "Which plant is larger?", {"plant", "larger"}, planted)
@@ -241,7 +241,7 @@ def test_a_word_of_office_before_a_name_is_left_out_of_the_answer() -> None:
 
 
 def test_a_comparison_word_inside_an_option_compares_nothing() -> None:
-    from citeloop.runtime.answer import comparison_value
+    from citeloop.runtime.answer_hops import comparison_value
 
     # "Before" names a film here; "younger" is what is compared: the later birth wins.
     assert comparison_value("Which film whose director is younger, Before Dawn Falls or Tern Bay?") == ("date", True)
@@ -448,3 +448,37 @@ def test_in_charge_of_is_stated_with_an_office() -> None:
     """"Who was in charge of Somalia?" is answered by "... elected X as the new President of Somalia"."""
     from citeloop.runtime.bridging import relation_cue_terms
     assert {"presid", "leader", "governor"} <= relation_cue_terms({"charg"})
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("How many times was the man who was premier of Tessaly when Ivo Brenn was minister, premier?", "number"),
+    ("How long ago did the man who founded Calder die?", "date"),  # the longest opener that fits
+    ("How old was Ivo Brenn when he died?", "number"),
+    ("When did the man who has how many children die?", "date"),
+])
+def test_the_question_s_opener_says_what_it_asks(question: str, kind: str) -> None:
+    """A clause after the opener ("... when Ivo Brenn was minister") does not change what the
+    question asks."""
+    assert answer_kind(question) == kind
+
+
+def test_a_number_inside_a_date_counts_nothing() -> None:
+    from llm_scripts import card, claim_of
+
+    from citeloop.runtime.answer_spans import best_span
+    quote = "Ivo Brenn (6 July 1843 - 2 August 1915) was premier of Tessaly for 4 terms."
+    hop = card("c1", quote, "d1", "sq2")
+    found = best_span("number", [(claim_of(hop), hop)], {"term", "premier"}, ["Ivo Brenn"],
+                      "How many terms was Ivo Brenn premier of Tessaly?")
+    assert [f.text for f in found] == ["4"]
+
+
+def test_a_place_of_the_asked_kind_by_its_form_needs_no_place_word() -> None:
+    from llm_scripts import card, claim_of
+
+    from citeloop.runtime.answer_spans import best_span
+    quote = "Ada Klee is a lawyer and former mayor of Calder City, and an adviser to the Ostrian Palace."
+    hop = card("c1", quote, "d1", "sq2")
+    found = best_span("entity", [(claim_of(hop), hop)], {"mayor", "work"}, ["Ola Brenn", "Ada Klee"],
+                      "Ola Brenn is a consultant who has worked with the mayor of what city?", finds="city")
+    assert found and found[0].text == "Calder City", [(f.text, f.score) for f in found]

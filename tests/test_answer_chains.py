@@ -9,10 +9,7 @@ B"; countries are compared by country."""
 from __future__ import annotations
 
 import pytest
-from llm_scripts import card
-from test_answer import FILLER, _kit
-
-from citeloop.runtime.answer import answer_kind
+from citeloop.runtime.answer_hops import answer_kind
 from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.bridging import (
     describes_noun,
@@ -28,6 +25,8 @@ from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms, entity_spans
 from citeloop.trajectories.models import SubQuestion
 from citeloop.trajectories.runfile import MemorySink
+from llm_scripts import card
+from test_answer import FILLER, _kit
 
 
 @pytest.mark.parametrize(("quote", "name", "describes"), [
@@ -429,7 +428,7 @@ def test_a_page_found_for_the_other_parent_confirms_no_father() -> None:
     assert answer.text == "John Velm"
 
 
-def _answer_over(question: str, pages: dict[str, str]):  # noqa: ANN202
+def _answer_over(question: str, pages: dict[str, str]):
     """The short answer of researching `question` over `pages` and one unrelated page."""
     granite = {"Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar."}
     return run_research(question, _kit({**pages, **granite}), out_dir=None, sink=MemorySink())[0].report.answer

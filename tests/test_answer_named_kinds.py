@@ -7,13 +7,12 @@ The corpora are hand-made: the expected answers are read off the page text."""
 
 from __future__ import annotations
 
-from test_answer import FILLER, _answer, _kit
-from test_answer_earlier_hops import _research
-
 from citeloop.runtime.bridging import kind_nearness
 from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import hop_entities
 from citeloop.trajectories.runfile import MemorySink
+from test_answer import FILLER, _answer, _kit
+from test_answer_earlier_hops import _research
 
 
 def test_a_possessive_in_the_query_still_names_the_entity() -> None:
@@ -80,7 +79,7 @@ def test_the_words_after_a_places_comma_are_no_region_when_they_name_the_subject
 def test_a_date_hop_uses_the_article_read_while_finding_its_subject() -> None:
     """The first search reads the director's own article while finding the director; the hop
     asking his birth date finds it there (a sentence that states a date) and spends no search."""
-    from citeloop.runtime.answer import answer_value_kind
+    from citeloop.runtime.answer_hops import answer_value_kind
     from citeloop.runtime.planner import RulePlanner
 
     question = "Which film whose director was born first, Dune Song or The Grey Kite?"

@@ -6,13 +6,18 @@ year is never read as its director's birth, and a title holding "Death" asks no 
 from __future__ import annotations
 
 import pytest
-from test_answer import FILLER, _kit
-
-from citeloop.runtime.answer import option_question
-from citeloop.runtime.answer_spans import asked_life, date_mentions, life_place, life_role, states_kind
+from citeloop.runtime.answer_hops import option_question
+from citeloop.runtime.answer_spans import (
+    asked_life,
+    date_mentions,
+    life_place,
+    life_role,
+    states_kind,
+)
 from citeloop.runtime.relations import either_or_options, relation_path
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink
+from test_answer import FILLER, _kit
 
 
 @pytest.mark.parametrize(("sentence", "roles"), [
@@ -176,9 +181,8 @@ def test_a_bc_birth_is_older_and_its_year_is_answered_with_its_era() -> None:
 
 
 def test_the_place_a_life_bracket_ties_to_the_birth_answers_where_born() -> None:
-    from llm_scripts import card, claim_of
-
     from citeloop.runtime.answer_spans import best_span
+    from llm_scripts import card, claim_of
     quote = ("Count Ladis Pejar of Virovar (Sopra, 5 April 1824 - Nasa, 7 April 1901) was an aristocrat, influential "
              "in the Kingdom of Tessaly-Vorn within the Ostrian Empire.")
     hop = card("c1", quote, "d1", "sq2")

@@ -5,8 +5,7 @@ would (that pattern is the oracle here), and the callers moved to them keep thei
 import re
 
 import pytest
-
-from citeloop.runtime.answer import option_question
+from citeloop.runtime.answer_hops import option_question
 from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.mentions import date_mentions
 from citeloop.runtime.place_forms import is_region_by_form, is_town_by_form
