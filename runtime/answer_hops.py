@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from citeloop.runtime.answer_spans import cues, has_phrase, states_kind
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
@@ -33,7 +34,7 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
         return "yes_no"
     if plan is not None and plan.question_type == "comparison" and len(option_hops(plan)) >= 2:
         return "choice"
-    opener = _opening_kind(words)
+    opener = _opening_kind(tuple(words[:4]))
     if opener is not None:
         return opener  # "How many times was the man who was premier when ... premier?": the opener asks
     if has_phrase(question, c.date_cues):
@@ -43,7 +44,8 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
     return "entity"
 
 
-def _opening_kind(words: list[str]) -> AnswerKind | None:
+@lru_cache(maxsize=1 << 10)
+def _opening_kind(words: tuple[str, ...]) -> AnswerKind | None:
     """"date" or "number" when the question opens with a cue of that kind (the longest cue that
     fits: "how long ago" asks a date, "how long" a number), else None; a clause after the
     opener ("... when he was minister") does not change what it asks."""

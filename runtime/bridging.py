@@ -369,6 +369,18 @@ def _at_agent(words: list[str], positions: list[int]) -> list[int]:
 LEADING_ARTICLES = frozenset({"the", "a", "an"})
 
 
+_INDEFINITE = re.compile(r"\b(?:a|an)\s+((?:[a-z][\w-]*\s+)??[a-z][\w-]*)(?=\s+(?:in|of|on|at|by|from|for|that|which|who|"
+                         r"where|located|based|founded|known|named|called)\b)")
+
+
+def indefinite_nouns(question: str) -> set[str]:
+    """The words of the lower-case noun phrases the question opens with "a" or "an" before a
+    preposition or a relative word: "a residential hall in a university located in" ->
+    {residential, hall, university}. Such a phrase describes an entity the question does not
+    name, so a name holding its words ("Australian National University") is no question name."""
+    return {w for m in _INDEFINITE.finditer(question) for w in tokenize(m.group(1))}
+
+
 def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
                          hop_query: str = "", finds: str = "") -> list[tuple[str, float, EvidenceCard]]:
     """Names the cards mention that the question does not, best next-hop subject first.
@@ -391,7 +403,9 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     hop_relation = _hop_relation_cues(hop_query)
     finds_terms = set(content_terms(finds))
-    kind_words = set(tokenize(finds))
+    # the word for the asked kind, and a noun the question puts after "a" or "an" ("a residential
+    # hall in a university"), describe the entity looked for, not one the question names
+    kind_words = set(tokenize(finds)) | indefinite_nouns(plan.question)
     best: dict[str, float] = {}
     source: dict[str, EvidenceCard] = {}
     order: list[str] = []

@@ -186,3 +186,20 @@ def test_no_person_is_of_the_asked_kind_by_the_form_of_a_name() -> None:
                       {"actress", "star"}, ["Barrier Line"], "Barrier Line starred which Tessalian actress?",
                       finds="actress")
     assert found and found[0].text == "Ilsa Varn", [(f.text, f.score) for f in found]
+
+
+def test_a_noun_after_a_or_an_describes_the_bridge_not_a_question_name() -> None:
+    from citeloop.runtime.bridging import indefinite_nouns
+
+    question = "Tern Hall is a residential hall in a university located in what Tessalian city?"
+    assert indefinite_nouns(question) == {"residential", "hall", "university"}
+    assert indefinite_nouns("Ola Brenn is on a network founded by who?") == {"network"}
+    assert indefinite_nouns("Who founded the network Ola Brenn is on?") == set()
+    plan = RulePlanner().plan(question)
+    first = plan.sub_questions[0]
+    card = llm_card("c1", "Tern Hall is a residential hall in Tessalian National University, opened in 1974.", "d1",
+                    first.id).model_copy(update={"title": "Tern Hall"})
+    ranked = rank_bridge_candidates(plan, [card], {"Tern Hall"}, first.search_query, first.finds)
+    # "Tessalian" and "university" are words of the question, but they describe the university
+    # looked for: the name is the bridge, not a name the question gives
+    assert ranked and ranked[0] == "Tessalian National University", ranked
