@@ -381,6 +381,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     question_tokens = set(tokenize(question)) - set(tokenize(finds))
     role = asked_life(question)
     lead = slot_lead(question)
+    person = has_phrase(question, ("who", "whom")) and not has_phrase(question, cues().place_cues)
     subject_keys = {fold_accents(s).lower() for s in subjects if s}
     found: dict[str, Found] = {}
     for rank, (claim, card) in enumerate(sentences):
@@ -424,6 +425,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     continue  # "What nationality is ...?" is answered by a country or its adjective
                 if is_office(name):
                     continue  # "the last Emperor of Austria" names an office, not who held it
+                if person and (is_country(name) or life_place(quote, name) is not None):
+                    continue  # "written by who?" is not answered by "(born 1975 in Montreal)"
                 name = with_style(quote, name)
                 name, level = place_level(quote, name, finds, place and not origin)
                 # a name of the asked kind by its form says the asked word itself ("... Airport")

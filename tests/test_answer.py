@@ -482,3 +482,18 @@ def test_a_place_of_the_asked_kind_by_its_form_needs_no_place_word() -> None:
     found = best_span("entity", [(claim_of(hop), hop)], {"mayor", "work"}, ["Ola Brenn", "Ada Klee"],
                       "Ola Brenn is a consultant who has worked with the mayor of what city?", finds="city")
     assert found and found[0].text == "Calder City", [(f.text, f.score) for f in found]
+
+
+def test_who_is_not_answered_by_a_place_of_a_life_or_a_country() -> None:
+    from llm_scripts import card, claim_of
+
+    from citeloop.runtime.answer_spans import best_span
+    quote = "Ada Klee (born 1975 in Calderton) is a Tessalian children's author and illustrator, published by Gull Press."
+    hop = card("c1", quote, "d1", "sq2")
+    question = "Ola Brenn was the story editor for the show Scaredy Tern which was written by who?"
+    found = [f.text for f in best_span("entity", [(claim_of(hop), hop)], {"written", "write"},
+                                       ["Ola Brenn", "Scaredy Tern", "Ada Klee"], question)]
+    assert "Calderton" not in found and found[0] == "Gull Press", found
+    # a place question still takes it
+    found = best_span("entity", [(claim_of(hop), hop)], {"born"}, ["Ada Klee"], "Where was Ada Klee born?")
+    assert found and found[0].text == "Calderton", found
