@@ -65,8 +65,9 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
     return any(f" {p} " in low for p in phrases)
 
 
-_RELATIVE_WHERE = re.compile(r"(?<=[a-z])\s+where\b(?=\s+[^\s?])")
-"""A "where" right after a lower-case word opens a relative clause ("the city where ...")."""
+_RELATIVE_WHERE = re.compile(r"(?<=[a-z])\s+(?:where|when)\b(?=\s+[^\s?])")
+"""A "where" or "when" right after a lower-case word opens a clause ("the city where ...", "did
+he use when he released ..."): it asks no place and no date."""
 
 
 @lru_cache(maxsize=1 << 12)

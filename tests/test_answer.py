@@ -497,3 +497,13 @@ def test_who_is_not_answered_by_a_place_of_a_life_or_a_country() -> None:
     # a place question still takes it
     found = best_span("entity", [(claim_of(hop), hop)], {"born"}, ["Ada Klee"], "Where was Ada Klee born?")
     assert found and found[0].text == "Calderton", found
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Under what name did the founder of Tern use when he released his album Void?", "entity"),
+    ("Who was president when the area where Gull Farm is located became a state?", "entity"),
+    ("When did Ola Brenn die?", "date"),
+    ("Ola Brenn died when?", "date"),
+])
+def test_a_when_after_a_lower_case_word_opens_a_clause(question: str, kind: str) -> None:
+    assert answer_kind(question) == kind
