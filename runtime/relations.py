@@ -214,9 +214,18 @@ def relation_path(question: str) -> RelationPath | None:
             relations = relations + KINSHIP.get(outer.group("rel").lower(), [outer.group("rel").lower()])
             rel = f"{outer.group('rel').lower()} of the {rel}"
             start = outer.start()
-        rest = body[:start] + " " + body[match.end():]
+        # ", who was the daughter of ..." after the name describes the one asked for; it asks nothing
+        after = body[match.end():]
+        if match.group("name").endswith(","):  # the name's comma opens the clause
+            after = _DESCRIBING_CLAUSE.sub("", after)
+        rest = body[:start] + " " + after
         return RelationPath([name], relations, rel, _attribute_words(rest))
     return None
+
+
+_DESCRIBING_CLAUSE = re.compile(r"^\s*,?\s*(?:who|whom|whose)\b.*$")
+"""A clause after the relation's name that says who the answer is ("Name the mother of X, who was
+the daughter of Y"): the hop's answer is the entity itself, read in its own article."""
 
 
 def _compared_attribute(attribute: str) -> str:
@@ -235,5 +244,5 @@ def _attribute_words(text: str) -> str:
     """What is asked of the last entity: 'place of death', 'born', 'country ... from'."""
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
     skip = {"who", "what", "where", "when", "which", "is", "was", "are", "were", "the", "of", "did", "does", "do",
-            "a", "an", "has", "have", "had", "film", "whose", "that", "song", "by", "in"}
+            "a", "an", "has", "have", "had", "film", "whose", "that", "song", "by", "in", "name"}
     return " ".join(w.lower() for w in words if w.lower() not in skip)

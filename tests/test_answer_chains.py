@@ -447,3 +447,17 @@ def test_a_possessive_inside_an_of_is_the_inner_relation(question: str, bases: l
 
     path = relation_path(question)
     assert path is not None and (path.bases, path.relations) == (bases, relations)
+
+
+def test_a_clause_after_the_name_s_comma_describes_the_answer() -> None:
+    """"Name the mother of X, who was the daughter of Y?": the clause says who the mother is; the
+    hop after the mother reads her own article, it asks nothing more of her."""
+    from citeloop.runtime.relations import relation_path
+
+    path = relation_path("Name the mother of Orm Talbrook, 4th Baron Kessa, who was the daughter of the "
+                         "nobleman Wendel Arro, 3rd Earl of Vessac?")
+    assert path is not None and (path.bases, path.relations, path.attribute) == \
+        (["Orm Talbrook, 4th Baron Kessa"], ["mother"], "")
+    # without the comma the words still ask something of the father
+    path = relation_path("Where was the father of Ola Brenn who died in 1900 born?")
+    assert path is not None and path.attribute == "died born"
