@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from functools import cache
 
+from citeloop.runtime.answer_places import after_place_word, is_country
 from citeloop.runtime.entity_titles import is_namesake, names_title
 from citeloop.runtime.memo import memo
 from citeloop.runtime.place_forms import of_kind_by_form
@@ -44,6 +45,9 @@ HOP_RELATION_WEIGHT = 0.8
 """Bonus for a name standing next to a word of the relation its own hop asks ("directed by X" for "X director")."""
 MODIFIER_PENALTY = 0.6
 """Taken off a name that the sentence only uses to describe a noun ("an Indian Bengali drama film")."""
+PLACE_FOR_PERSON = 0.6
+"""Taken off a place (a country, or a name after "in", "at", "near", "from" or "to") when the hop
+asks for a person by a relation ("the author of Brand": not "first performed in Stockholm")."""
 
 
 _WORD_AFTER = re.compile(r"\s+([a-z][a-z\-]*)")
@@ -403,6 +407,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     hop_relation = _hop_relation_cues(hop_query)
     finds_terms = set(content_terms(finds))
+    person_hop = bool(_hop_relations(hop_query))  # an author, a director, a parent, a spouse ...
     # the word for the asked kind, and a noun the question puts after "a" or "an" ("a residential
     # hall in a university"), describe the entity looked for, not one the question names
     kind_words = set(tokenize(finds)) | indefinite_nouns(plan.question)
@@ -451,6 +456,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
                 score += KIND_WEIGHT * (1.0 if by_form else nearness(words, name, near_kind))
             if describes_noun(card.quote, name):
                 score -= MODIFIER_PENALTY
+            if person_hop and (is_country(name) or after_place_word(card.quote, name)):
+                score -= PLACE_FOR_PERSON  # "first performed in Stockholm" names no author
             if name not in best:
                 order.append(name)
             if score > best.get(name, float("-inf")):

@@ -68,8 +68,13 @@ def _names_entity(key: tuple[str, str, tuple[str, ...]]) -> bool:
     # Kept by (title, quote, names): a run asks it of the same cards after every round.
     title, quote, names = key
     text = fold_accents(f"{title} {quote}").lower()
-    return any(_number_in(text, n) if n.isdigit() else n in text for n in names) \
+    return any(_number_in(text, n) if n.isdigit() else _word_in(text, n) for n in names) \
         or names_title(fold_accents(title), set(names))
+
+
+def _word_in(text: str, name: str) -> bool:
+    """Does the text hold the name as whole words ("brand" is not in "branding startup")?"""
+    return name in text and name_in_context(text, name, _NO_WORD_BEFORE, _NO_WORD_AFTER) is not None
 
 
 _DISAMBIGUATED = re.compile(r"^(?P<name>.+?)\s*\((?P<what>[^()]+)\)$")

@@ -203,3 +203,24 @@ def test_a_noun_after_a_or_an_describes_the_bridge_not_a_question_name() -> None
     # "Tessalian" and "university" are words of the question, but they describe the university
     # looked for: the name is the bridge, not a name the question gives
     assert ranked and ranked[0] == "Tessalian National University", ranked
+
+
+def test_a_person_hop_does_not_follow_a_place() -> None:
+    """"The author of Tern": "first performed in Calder, Tessaly" names places, not the author."""
+    plan = RulePlanner().plan("What country was the author of Tern a citizen of?")
+    first = plan.sub_questions[0]
+    cards = [llm_card("c1", "Tern is a play by the Vessian playwright Ivo Brenn.", "d1", first.id),
+             llm_card("c2", "It is a verse tragedy, written in 1865 and first performed in Calder, Tessaly on "
+                      "24 March 1867.", "d1", first.id)]
+    cards = [c.model_copy(update={"title": "Tern (play)", "grade": c.grade.model_copy(update={"relevance": r})})
+             for c, r in zip(cards, (0.5, 0.85))]
+    ranked = rank_bridge_candidates(plan, cards, {"Tern (play)"}, first.search_query, first.finds)
+    assert ranked and ranked[0] == "Ivo Brenn", ranked
+
+
+def test_a_card_names_an_entity_only_in_whole_words() -> None:
+    from citeloop.runtime.entity_titles import names_entity
+
+    branding = llm_card("c1", "Ada Klee is an author and a cofounder of a personal branding startup.", "d1")
+    assert not names_entity(branding, ["tern"]) and not names_entity(branding, ["brand"])
+    assert names_entity(llm_card("c2", "Tern's first act is set in a fjord.", "d1"), ["tern"])
