@@ -20,7 +20,7 @@ from citeloop.runtime.entity_titles import is_namesake, names_title
 from citeloop.runtime.memo import memo
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.plan_gate import SLOT
-from citeloop.runtime.relations import ATTRIBUTE_CUES, RELATION_CUES, relation_path
+from citeloop.runtime.relations import ATTRIBUTE_CUES, PLACE_RELATIONS, RELATION_CUES, relation_path
 from citeloop.runtime.text import (
     NAME_PARTICLES,
     STOPWORDS,
@@ -407,7 +407,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     hop_relation = _hop_relation_cues(hop_query)
     finds_terms = set(content_terms(finds))
-    person_hop = bool(_hop_relations(hop_query))  # an author, a director, a parent, a spouse ...
+    person_hop = bool(set(_hop_relations(hop_query)) - PLACE_RELATIONS)  # an author, a director, a parent ...
     # the word for the asked kind, and a noun the question puts after "a" or "an" ("a residential
     # hall in a university"), describe the entity looked for, not one the question names
     kind_words = set(tokenize(finds)) | indefinite_nouns(plan.question)

@@ -31,7 +31,10 @@ RELATION_CUES: dict[str, tuple[str, ...]] = {
     "producer": ("producer", "produced"),
     "creator": ("creator", "created"),
     "founder": ("founder", "founded"),
+    "birthplace": ("birthplace", "born"),
 }
+PLACE_RELATIONS = frozenset({"birthplace"})
+"""Relations that lead to a place, not a person ("X's birthplace")."""
 # attribute word in a question -> the words a biography states it with ("place of death" ->
 # "he died in ..."): words a hop's answer stands next to (citeloop.runtime.answer.hop_relation).
 ATTRIBUTE_CUES: dict[str, tuple[str, ...]] = {
@@ -201,11 +204,17 @@ def relation_path(question: str) -> RelationPath | None:
         match = pattern.search(body)
         if match is None:
             continue
-        name = _clean(match.group("name"))
+        start = match.start()
+        raw = match.group("name")
+        if pattern is POSSESSIVE_PATTERN:
+            # "the bomb on Akinoshu Kenji's birthplace": the owner's name starts at its capital
+            owner = _LEADING_LOWER.match(raw)
+            start += owner.end() if owner else 0
+            raw = raw[owner.end():] if owner else raw
+        name = _clean(raw)
         if not name or not name[0].isupper() and not name[0].isdigit():
             continue
         rel = match.group("rel").lower()
-        start = match.start()
         relations = KINSHIP.get(rel, [rel])
         # "the spouse of the director of film X": outer relations apply after inner ones.
         for outer in reversed([m for m in NESTED_OF.finditer(body) if m.end() <= start]):
@@ -223,6 +232,8 @@ def relation_path(question: str) -> RelationPath | None:
     return None
 
 
+_LEADING_LOWER = re.compile(r"(?:[a-z][\w'-]*\s+)+")
+"""Lower-case words a possessive's match may start with ("on " of "on Akinoshu Kenji's")."""
 _DESCRIBING_CLAUSE = re.compile(r"^\s*,?\s*(?:who|whom|whose)\b.*$")
 """A clause after the relation's name that says who the answer is ("Name the mother of X, who was
 the daughter of Y"): the hop's answer is the entity itself, read in its own article."""
@@ -244,5 +255,5 @@ def _attribute_words(text: str) -> str:
     """What is asked of the last entity: 'place of death', 'born', 'country ... from'."""
     words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
     skip = {"who", "what", "where", "when", "which", "is", "was", "are", "were", "the", "of", "did", "does", "do",
-            "a", "an", "has", "have", "had", "film", "whose", "that", "song", "by", "in", "name"}
+            "a", "an", "has", "have", "had", "film", "whose", "that", "song", "by", "in", "on", "name"}
     return " ".join(w.lower() for w in words if w.lower() not in skip)

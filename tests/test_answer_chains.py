@@ -461,3 +461,18 @@ def test_a_clause_after_the_name_s_comma_describes_the_answer() -> None:
     # without the comma the words still ask something of the father
     path = relation_path("Where was the father of Ola Brenn who died in 1900 born?")
     assert path is not None and path.attribute == "died born"
+
+
+@pytest.mark.parametrize(("question", "bases", "relations", "attribute"), [
+    ("What kind of plane dropped the bomb on Ola Brenn's birthplace?", ["Ola Brenn"], ["birthplace"],
+     "kind plane dropped bomb"),
+    ("Of what church is the Diocese of the birthplace of Ada Klee?", ["Ada Klee"], ["birthplace"], "church diocese"),
+])
+def test_a_birthplace_is_a_hop_to_a_place(question: str, bases: list[str], relations: list[str],
+                                          attribute: str) -> None:
+    """"X's birthplace" leads to a place the next hop asks about; the lower-case words before a
+    possessive ("on") are the outer question's, not the owner's name."""
+    from citeloop.runtime.relations import relation_path
+
+    path = relation_path(question)
+    assert path is not None and (path.bases, path.relations, path.attribute) == (bases, relations, attribute)

@@ -224,3 +224,4 @@ def test_a_card_names_an_entity_only_in_whole_words() -> None:
     branding = llm_card("c1", "Ada Klee is an author and a cofounder of a personal branding startup.", "d1")
     assert not names_entity(branding, ["tern"]) and not names_entity(branding, ["brand"])
     assert names_entity(llm_card("c2", "Tern's first act is set in a fjord.", "d1"), ["tern"])
+
