@@ -1,9 +1,10 @@
 """The research engine: plan, gap-driven search/read rounds, evidence, claims, report.
 
 One `ResearchEngine.run` answers one question and records every step through a
-`Recorder`. Two stages live in their own modules and are mixed in: evidence intake (reads,
-the injection filter, cards: `citeloop.runtime.intake`) and hop resolution (status, bridges,
-expansion: `citeloop.runtime.hops`); the short answer is found by `citeloop.runtime.answer`. The loop (seed 001 section 4): each round, the sub-questions that can still be
+`Recorder`. Three stages live in their own modules and are mixed in: evidence intake (reads,
+the injection filter, cards: `citeloop.runtime.intake`), hop resolution (status, bridges,
+expansion: `citeloop.runtime.hops`) and the cards each hop may use and cite
+(`citeloop.runtime.card_views`); the short answer is found by `citeloop.runtime.answer`. The loop (seed 001 section 4): each round, the sub-questions that can still be
 searched are taken in order of urgency (weight x deficit / need); for each, the angle
 policy picks a query among angle candidates, the read policy picks hits to read and
 sentences to keep, and the ledger turns kept sentences into cards. After each round the
@@ -23,18 +24,15 @@ from citeloop.runtime.answer_hops import (
     answer_sentence_tests,
     answer_value_kind,
 )
-from citeloop.runtime.answer_spans import most_precise_per_source
-from citeloop.runtime.audit import audit_report, mirror_problem
+from citeloop.runtime.audit import audit_report
+from citeloop.runtime.card_views import CardViews
 from citeloop.runtime.claims import write_and_verify
 from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.entity_titles import (
-    is_namesake,
-    names_entity,
     names_title,
     titles_asked_thing,
 )
 from citeloop.runtime.hops import HopResolution
-from citeloop.runtime.injection import suspected
 from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
@@ -42,7 +40,7 @@ from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySe
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.report import SubQuestionOutcome, build_report
 from citeloop.runtime.subq_state import SubQuestionState, hop_entities
-from citeloop.runtime.text import content_terms, fold_accents, tokenize
+from citeloop.runtime.text import content_terms, tokenize
 from citeloop.runtime.tools import ReadTool, SearchTool, search_with_retry
 from citeloop.runtime.verifier import Verifier
 from citeloop.trajectories.events import (
@@ -62,7 +60,6 @@ from citeloop.trajectories.events import (
 )
 from citeloop.trajectories.header import RunHeader
 from citeloop.trajectories.models import (
-    EvidenceCard,
     Plan,
     ReadResponse,
     Report,
@@ -85,7 +82,7 @@ def _observes(kind: type) -> bool:
     return issubclass(kind, DecisionObserver)
 
 
-class ResearchEngine(EvidenceIntake, HopResolution):
+class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
     def __init__(
         self,
         config: ResearchConfig,
@@ -212,90 +209,6 @@ class ResearchEngine(EvidenceIntake, HopResolution):
     def _open(self) -> list[str]:
         per_subq = self.config.budget.per_subq_searches
         return [sid for sid, s in self.states.items() if s.status in ("pending", "searching") and s.searches < per_subq]
-
-    def _on_topic_cards(self, sid: str) -> list[EvidenceCard]:
-        """The sub-question's cards that name one of its entities (all of them if it names none).
-
-        A sub-question about a named entity is answered only by evidence that names it, and
-        its bridge to the next hop is read only from that evidence: a sibling's article read
-        by the same search must not decide this chain's next entity.
-        """
-        entities = self.states[sid].entities
-        names = [fold_accents(e).lower() for e in entities]
-        cards = [c for c in self._usable_cards(sid) if not is_namesake(c.title, entities)]
-        if not names:
-            return cards
-        return [c for c in cards if names_entity(c, names)]
-
-    def _usable_cards(self, sid: str) -> list[EvidenceCard]:
-        """The sub-question's cards, less what a lower-graded copy added to a page read in
-        this run (`citeloop.runtime.audit.mirror_problem`) and less suspect quotes (about write-ups of
-        the page, or half suspected by the learned injection filter:
-        `citeloop.runtime.injection.suspected`). Such a quote neither names a bridge nor counts as a
-        source nor becomes a claim: the output audit would strike a mirror's citation anyway,
-        but only after a name planted in it had steered the next hop's searches."""
-        pages = [page for page, _ in self.read_docs.values()]
-        usable = []
-        for card in self.ledger.cards_for(sid):
-            if card.card_id not in self._suspected:
-                self._suspected[card.card_id] = suspected(card.quote) is not None
-                self.rec.check("injection_suspect", self._suspected[card.card_id])
-            if self._suspected[card.card_id]:
-                continue
-            key = (card.card_id, len(pages))  # a new read can reveal a card's page as a copy
-            if key not in self._mirror_checked:
-                doc = self.read_docs.get(card.doc_id)
-                self._mirror_checked[key] = doc is None or mirror_problem(card, doc[0], pages) is None
-            if self._mirror_checked[key]:
-                usable.append(card)
-        return usable
-
-    def _claim_cards(self, sid: str) -> list[EvidenceCard]:
-        """The evidence a sub-question's claims are written from: its on-topic cards, and for
-        a hop that follows one other hop, only those naming the entity that hop resolved to
-        (when any does). The next-hop query carries runner-up names too; a card about a
-        runner-up is about another chain, and stating it would contradict the resolution
-        the report shows (and hands a name planted on one page a way into the report). The one
-        exception: an answer hop asking a date or a number whose resolved name has no sentence
-        with such a value takes a runner-up's sentence that has one (the leader was then most
-        likely the wrong name; a value, told by its form, plants no name)."""
-        on_topic = cards = self._on_topic_cards(sid)
-        deps = self.states[sid].sq.depends_on
-        resolved = self.resolved.get(deps[0]) if len(deps) == 1 else None
-        if resolved:
-            name = fold_accents(resolved).lower()
-            cards = [c for c in cards if names_entity(c, [name])] or cards
-        test = self._answer_tests.get(sid)
-        if test is not None:
-            # An answer hop's claims come from sentences that can state the answer, when any do:
-            # about the resolved entity first; for a date or a number (told by its form, so
-            # the test is strict) else about a runner-up the hop searched too.
-            runner_ups = on_topic if self._dated_answer else []
-            cards = [c for c in cards if test(c.quote)] or [c for c in runner_ups if test(c.quote)] or cards
-            if self._answer_is_date:
-                cards = most_precise_per_source(cards, self.plan.question)
-        return cards
-
-    def _sources(self, sid: str) -> int:
-        """Independent sources among the sub-question's on-topic cards. Asked for every open
-        hop after every search and read; the count can change only with a new card (the
-        ledger never drops one), a new page read (a card can turn out a mirror's) or the
-        hop's entities (a resolved dependency), so it is kept by those."""
-        searched = self.states[sid].searches > 0
-        key = (sid, len(self.ledger.cards), len(self.read_docs), tuple(self.states[sid].entities), searched)
-        if key not in self._source_counts:
-            cards = self._on_topic_cards(sid)
-            test = self._answer_tests.get(sid)
-            if test is not None and not searched:
-                # Before its own search, an answer hop is met only by a sentence that can state
-                # its answer ("Kristen Ruhlin is an American actress", read for the film, names
-                # the entity but gives no birth date); after one, by what it found.
-                cards = [c for c in cards if test(c.quote)]
-            self._source_counts[key] = self.ledger.independent_sources([c.card_id for c in cards])
-        return self._source_counts[key]
-
-    def _deficit(self, sid: str) -> int:
-        return max(0, self.states[sid].sq.need - self._sources(sid))
 
     def _by_urgency(self, sids: set[str]) -> list[str]:
         order = [sq.id for sq in self.plan.sub_questions]
