@@ -247,14 +247,16 @@ def relation_terms(plan: Plan) -> set[str]:
 # "born in Wolfratshausen to A and B" names them the same way.
 _KIN_OF = r"(?:son|daughter|child|children|sons|daughters)(?:\s+and\s+(?:heir|successor))?\s+of"
 """A child's word and its "of" ("the eldest son and successor of")."""
+_SPOUSE_WORDS = (r"(?:his\s+(?:(?:first|second|third)\s+)?(?:wife|consort|queen),?\s+|"
+                 r"(?:queen|the\s+)?\s*consort\s+)?")
+"""What may stand before the mother's name: "and his wife", "and his consort", "and queen consort"."""
 _PARENTS = re.compile(r"(?:\b" + _KIN_OF + r"\s+(?P<first>(?:(?!\s+and\s).)+?)|"
                       r"\bborn\b[^.;()]*?\bto\s+"
-                      r"(?P<born_first>[A-Z].+?))\s+and\s+(?:his\s+wife,?\s+|"
-                      r"(?:queen|the\s+)?\s*consort\s+)?(?P<second>[A-Z][^,.;()]*)")
+                      r"(?P<born_first>[A-Z].+?))\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")
 
 
 _PARENTS_SERIAL = re.compile(r"\b" + _KIN_OF + r"\s+(?P<first>[A-Z][^,;()]*,\s+[A-Z][^,;()]*\sand\s[A-Z][^,;()]*),"
-                             r"\s+and\s+(?:his\s+wife,?\s+)?(?P<second>[A-Z][^,.;()]*)")
+                             r"\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")
 """The parents parted by a comma's "and" when the father's style holds an "and" of its own:
 "the son of Gozlin, Count of Bidgau and Methingau, and Oda of Metz"."""
 
@@ -297,7 +299,9 @@ def _without_description(name: str) -> str:
     return ", ".join(kept)
 
 
-_CHILD_OF = re.compile(r"\b" + _KIN_OF + r"\s+(?:the\s+)?(?P<name>[A-Z][^,.;()]*)")
+_CHILD_OF = re.compile(r"\b" + _KIN_OF + r"\s+(?:the\s+)?(?:[a-z]+\s+)?(?P<name>[A-Z][^,.;()]*)")
+"""A child's words and the one parent they name, after a word for what the parent was, if any
+("The son of actress Jayachitra")."""
 _MARRIED = re.compile(r"\bmarried\b")
 
 

@@ -49,3 +49,18 @@ def test_a_comma_and_parts_the_parents_when_the_fathers_style_holds_an_and() -> 
     # with no style of the father's, the first "and" still parts them
     assert parents_named("She was the daughter of Ivo Brenn and Ada Calder, and a niece of Ulf.") == \
         ("Ivo Brenn", "Ada Calder")
+
+
+def test_the_mother_after_his_consort_or_his_second_wife() -> None:
+    assert parents_named("Frode was the son of King Orm V of Tessaly and his consort Ada of Vessau.") == \
+        ("King Orm V of Tessaly", "Ada of Vessau")
+    assert parents_named("Frode was the son of Orm Brenn and his second wife, Ada Klee.") == ("Orm Brenn", "Ada Klee")
+
+
+def test_one_parent_named_after_what_she_was() -> None:
+    quote = "The son of actress Ilsa Varn, Amro appeared as an actor in his mother's productions."
+    assert parent_slot(quote, "Ilsa Varn") == "parent"
+    hop = card("c1", quote, "d1", "sq2")
+    found = best_span("entity", [(claim_of(hop), hop)], {"mother", "son"}, ["Amro"],
+                      "Who is the mother of the composer of film Tern 2?", parent="mother")
+    assert found[0].text == "Ilsa Varn", found
