@@ -30,7 +30,9 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
     compares = bool(set(words) & (c.lowest_wins | c.highest_wins)) and "or" in words
     if plan is not None and plan.question_type == "comparison" and compares and len(option_hops(plan)) >= 2:
         return "choice"  # "Was A or B born first?"
-    if words and words[0] in c.yes_no_openers or _last_sentence_opener(question) in c.yes_no_openers:
+    if (words and words[0] in c.yes_no_openers or _last_sentence_opener(question) in c.yes_no_openers) \
+            and not has_phrase(question, c.year_cues):
+        # "Do Lafzon Ki Kahani, ... released in which year?" opens with a title's word, not a yes/no
         return "yes_no"
     if plan is not None and plan.question_type == "comparison" and len(option_hops(plan)) >= 2:
         return "choice"

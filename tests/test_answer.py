@@ -504,6 +504,9 @@ def test_who_is_not_answered_by_a_place_of_a_life_or_a_country() -> None:
     ("Who was president when the area where Gull Farm is located became a state?", "entity"),
     ("When did Ola Brenn die?", "date"),
     ("Ola Brenn died when?", "date"),
+    # a title's first word may be a yes/no opener; a question that asks which year is no yes/no
+    ("Do Lafzon Ka Tern, is a 2016 film, it is a remake of Gull, released in which year?", "date"),
+    ("Do Lafzon Ka Tern and Gull share a director?", "yes_no"),
 ])
 def test_a_when_after_a_lower_case_word_opens_a_clause(question: str, kind: str) -> None:
     assert answer_kind(question) == kind
