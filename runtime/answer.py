@@ -31,6 +31,7 @@ from dataclasses import replace
 from citeloop.runtime.answer_hops import (
     answer_hop,
     answer_kind,
+    asks_lifespan,
     comparison_value,
     hop_relation,
     option_hops,
@@ -274,7 +275,7 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
     compared = comparison_value(plan.question)
     if kind == "choice" and compared is not None:
         value_kind, highest = compared
-        if has_phrase(plan.question, cues().lifespan_cues):
+        if asks_lifespan(plan.question):
             return lifespans(kind, options, evidence, highest, statuses, confidence)
         values = []
         for name, sid in options:

@@ -104,9 +104,8 @@ def comparison_value(question: str) -> tuple[AnswerKind, bool] | None:
     ("date", False); None when the question names no one direction."""
     c = cues()
     # The words of an option's name compare nothing ("Before The Bat's Flight Is Done").
-    unnamed = without_options(question, question_options(question))
-    words = set(tokenize(unnamed))
-    if has_phrase(unnamed, c.lifespan_cues):
+    words = set(tokenize(without_options(question, question_options(question))))
+    if asks_lifespan(question):
         return "date", "longer" in words  # read from the dates of a life (`answer.lifespans`)
     lowest, highest = bool(words & c.lowest_wins), bool(words & c.highest_wins)
     if lowest == highest:
@@ -157,7 +156,14 @@ def answer_value_kind(plan: Plan) -> AnswerKind | None:
     return kind if kind in ("entity", "date", "number") else None
 
 
+def asks_lifespan(question: str) -> bool:
+    """"Who lived longer, A or B?": the options are compared by the years between their birth
+    and their death (the options' own names ask nothing: "Lived Longer" may be a film)."""
+    return has_phrase(without_options(question, question_options(question)), cues().lifespan_cues)
+
+
 def without_options(question: str, names: list[str]) -> str:
+    """The question less the names of its options, whose words ask nothing."""
     for name in names:
         question = question.replace(name, " ")
     return question

@@ -61,11 +61,11 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
     """Does the question ask with one of these phrases, outside the names it mentions? The
     song title in "the performer of song That's When Your Heartaches Begin" asks no date, and
     the relative "where" of "the airport in the city where WILM broadcasts" asks no place."""
-    low = f" {' '.join(tokenize(_RELATIVE_WHERE.sub(' ', _without_names(question))))} "
+    low = f" {' '.join(tokenize(_RELATIVE_CLAUSE.sub(' ', _without_names(question))))} "
     return any(f" {p} " in low for p in phrases)
 
 
-_RELATIVE_WHERE = re.compile(r"(?<=[a-z])\s+(?:where|when)\b(?=\s+[^\s?])")
+_RELATIVE_CLAUSE = re.compile(r"(?<=[a-z])\s+(?:where|when)\b(?=\s+[^\s?])")
 """A "where" or "when" right after a lower-case word opens a clause ("the city where ...", "did
 he use when he released ..."): it asks no place and no date."""
 
@@ -86,7 +86,7 @@ def asked_life(question: str) -> str | None:
     Black Death" is a film), nor does a relative "where" clause, which says where the bridge is
     ("When was the clock built in the city where Karel Purkyne died?" asks no death)."""
     text = _without_names(question)
-    clause = _RELATIVE_WHERE.search(text)
+    clause = _RELATIVE_CLAUSE.search(text)
     words = set(tokenize(text[: clause.start()] if clause else text))
     if words & DEATH_WORDS:
         return "death"
@@ -223,10 +223,11 @@ def most_precise_per_source(cards: list[EvidenceCard], question: str) -> list[Ev
     events, however precisely ("released in December 1997" is not when the cinema opened)."""
     if asked_life(question) is None or has_phrase(question, cues().year_cues):
         return cards
+    precision = [date_precision(question, card.quote) for card in cards]
     best: dict[str, int] = {}
-    for card in cards:
-        best[card.cluster_id] = max(best.get(card.cluster_id, 0), date_precision(question, card.quote))
-    return [c for c in cards if date_precision(question, c.quote) == best[c.cluster_id]]
+    for card, p in zip(cards, precision):
+        best[card.cluster_id] = max(best.get(card.cluster_id, 0), p)
+    return [card for card, p in zip(cards, precision) if p == best[card.cluster_id]]
 
 
 @memo("answer_spans.states_kind")

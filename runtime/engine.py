@@ -136,8 +136,9 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
         self.resolved: dict[str, str] = {}
         # Sentences that could state the answer, per answer hop (`citeloop.runtime.answer`).
         self._answer_tests = answer_sentence_tests(plan)
-        self._dated_answer = answer_value_kind(plan) in ("date", "number")
-        self._answer_is_date = answer_value_kind(plan) == "date"
+        value_kind = answer_value_kind(plan)
+        self._dated_answer = value_kind in ("date", "number")
+        self._answer_is_date = value_kind == "date"
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
