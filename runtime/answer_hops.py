@@ -146,6 +146,34 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     return {sid: lambda q: states_kind(kind, plan.question, relation, q)}
 
 
+def background_hops(plan: Plan, tests: dict[str, Callable[[str], bool]]) -> tuple[dict[str, str], dict[str, set[str]]]:
+    """In a background plan (a factoid the plan could not tell from two hops): background hop
+    -> the answer hop after it, and answer hop -> its relation words (`hop_relation`); empty
+    for other plans or when the answer hop has no sentence test."""
+    if plan.question_type != "factoid" or len(plan.sub_questions) < 2:
+        return {}, {}
+    sid = answer_hop(plan)
+    if sid not in tests:
+        return {}, {}
+    sq = next(s for s in plan.sub_questions if s.id == sid)
+    return {dep: sid for dep in sq.depends_on}, {sid: slot_terms(plan.question) or hop_relation(plan, sid)}
+
+
+_INNER_SLOT = re.compile(r"((?:[\w'-]+\s+){0,3})\b(?:which|what)\b((?:\s+[\w'-]+){0,3})", re.IGNORECASE)
+
+
+def slot_terms(question: str) -> set[str]:
+    """The content words around a slot inside the question, its last "which" or "what" that
+    is not its first word: up to three words before it and three after it, within the clause
+    ("is father to which Bollywood actress?" -> father, bollywood, actress; "developed by what
+    company?" -> develop, company). Empty when the question opens with its slot."""
+    found = [m for m in _INNER_SLOT.finditer(question) if m.start(0) + len(m.group(1)) > 0 and m.group(1).strip()]
+    if not found:
+        return set()
+    m = found[-1]
+    return set(content_terms(f"{m.group(1)} {m.group(2)}"))
+
+
 def answer_value_kind(plan: Plan) -> AnswerKind | None:
     """The kind of value `answer_sentence_tests` look for: a date or a number is told by its
     form ("(28 May 1902 - 5 June 1977)"), a name by much looser signs."""

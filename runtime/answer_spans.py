@@ -132,7 +132,8 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
     tokens = tokenize(name)
     if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
         return True
-    if by_words and sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5:
+    if by_words and sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5 \
+            and not _relative_of(tokens, subjects, question_tokens):
         return True
     folded = fold_accents(name).lower()
     if of_kind:
@@ -142,6 +143,19 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
         # I, Count of Dreux"): only a name inside a subject's is that subject
         return any(folded in fold_accents(s).lower() for s in subjects if s)
     return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
+
+
+def _relative_of(tokens: list[str], subjects: list[str], question_tokens: set[str]) -> bool:
+    """Is the name another person of a subject's family name: "Antara Mali" beside the
+    question's "Jagdish Mali" (the same last word, another first word that the question
+    never uses)? Such a name shares half its words with the question but is not its subject."""
+    if len(tokens) < 2 or tokens[0] in question_tokens:
+        return False
+    for subject in subjects:
+        own = tokenize(subject)
+        if len(own) >= 2 and own[-1] == tokens[-1] and own[0] != tokens[0]:
+            return True
+    return False
 
 
 def _is_modifier(sentence: str, name: str) -> bool:

@@ -13,7 +13,7 @@ from citeloop.runtime.answer_spans import most_precise_per_source
 from citeloop.runtime.audit import mirror_problem
 from citeloop.runtime.entity_titles import is_namesake, names_entity
 from citeloop.runtime.injection import suspected
-from citeloop.runtime.text import fold_accents
+from citeloop.runtime.text import content_terms, fold_accents
 from citeloop.trajectories.models import EvidenceCard
 
 
@@ -72,6 +72,8 @@ class CardViews:
         if resolved:
             name = fold_accents(resolved).lower()
             cards = [c for c in cards if names_entity(c, [name])] or cards
+        if sid in self._background_of:
+            return self._background_claim_cards(cards, self._background_of[sid])
         test = self._answer_tests.get(sid)
         if test is not None:
             # An answer hop's claims come from sentences that can state the answer, when any do:
@@ -82,6 +84,25 @@ class CardViews:
             if self._answer_is_date:
                 cards = most_precise_per_source(cards, self.plan.question)
         return cards
+
+    def _background_claim_cards(self, cards: list[EvidenceCard], answer_sid: str) -> list[EvidenceCard]:
+        """A background hop's claim evidence (a factoid the plan could not tell from two hops,
+        whose first search is the whole question): its most relevant card, and the sentence
+        most likely to state the answer, the one with most of the answer hop's relation words
+        among those that could state it ("He was the father of Bollywood actress Antara
+        Mali" for "... is father to which Bollywood actress?"). The search for the whole
+        question often reads the answer's page, and without this it is read, carded and left
+        out of the report for the two most relevant sentences."""
+        test = self._answer_tests[answer_sid]
+        relation = self._relations[answer_sid]
+        scored = [(len(relation & set(content_terms(c.quote))), c.grade.relevance, -i, c)
+                  for i, c in enumerate(cards) if test(c.quote)]
+        scored = [x for x in scored if x[0] > 0]
+        if not scored or not cards:
+            return cards
+        stating = max(scored, key=lambda x: x[:3])[3]
+        others = [c for c in cards if c.cluster_id != stating.cluster_id]
+        return [stating, max(others, key=lambda c: c.grade.relevance)] if others else [stating]
 
     def _sources(self, sid: str) -> int:
         """Independent sources among the sub-question's on-topic cards. Asked for every open

@@ -21,6 +21,7 @@ from functools import cache
 from citeloop.runtime.answer import find_answer
 from citeloop.runtime.answer_hops import (
     answer_hops,
+    background_hops,
     answer_sentence_tests,
     answer_value_kind,
 )
@@ -139,6 +140,7 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
         value_kind = answer_value_kind(plan)
         self._dated_answer = value_kind in ("date", "number")
         self._answer_is_date = value_kind == "date"
+        self._background_of, self._relations = background_hops(plan, self._answer_tests)
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
