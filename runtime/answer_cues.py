@@ -28,7 +28,7 @@ class Cues:
     country_cues: tuple[str, ...]
     region_nouns: frozenset[str]
     town_nouns: frozenset[str]
-    role_cues: tuple[str, ...]
+    role_nouns: frozenset[str]
     institution_cues: tuple[str, ...]
     institution_nouns: frozenset[str]
     administrative_units: frozenset[str]
@@ -46,7 +46,7 @@ def cues() -> Cues:
                 frozenset(data["date_comparisons"]), frozenset(data["shared_value_cues"]),
                 tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),
                 frozenset(data["region_nouns"]),
-                frozenset(data["town_nouns"]), tuple(data["role_cues"]),
+                frozenset(data["town_nouns"]), frozenset(data["role_nouns"]),
                 tuple(data["institution_cues"]), frozenset(data["institution_nouns"]),
                 frozenset(data["administrative_units"]), frozenset(data["organisation_nouns"]),
                 frozenset(data["person_nouns"]), tuple(data["lifespan_cues"]))

@@ -256,7 +256,7 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         if role is not None:
             return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
-    if kind == "entity" and has_phrase(question, cues().role_cues):
+    if kind == "entity" and asks_role(question):
         return bool(roles_in(quote))
     if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
         return True  # "What nationality ...?" is stated by "a Swedish film director", not the word
@@ -330,6 +330,15 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
 _ROLE_ENDS = r"(?=\s+(?:who|that|which|for|of|in|at|with|and|from|since|until|during)\b|\s*[,;.()]|$)"
 _AS_ROLE = re.compile(r"\bas\s+(?:a|an|the)\s+((?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
 _IS_ROLE = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
+
+
+def asks_role(question: str) -> bool:
+    """Does the question ask for a role, a position or a trade: "what" or "which" with a role
+    noun among the next three words ("What was the profession of Amy Johnson?", "What role did
+    X perform?")? Such a question is answered by a role (`roles_in`), not by a name."""
+    words = tokenize(question)
+    nouns = cues().role_nouns
+    return any(w in ("what", "which") and nouns & set(words[i + 1:i + 4]) for i, w in enumerate(words))
 
 
 def roles_in(quote: str) -> list[tuple[str, float]]:
@@ -418,7 +427,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if n.start not in in_dates:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
-        elif has_phrase(question, cues().role_cues):
+        elif asks_role(question):
             candidates = roles_in(quote)  # "What position does X play?" is answered by a role, not a name
         else:
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)

@@ -352,6 +352,25 @@ def test_what_position_someone_plays_is_answered_by_the_role_not_a_name() -> Non
     assert answer.text == "central defender", answer
 
 
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What was the profession of Tam Fenn, whose life was filmed in Gull Point?", True),
+    ("What role did Ola Berg perform in the band?", True),
+    ("Which position does Ola Berg play?", True),
+    ("Which film featured the role of Tam Fenn?", False),  # the noun is past the wh-word's next three words
+    ("What is the population of Gull Point?", False),
+])
+def test_a_role_is_asked_by_what_or_which_and_a_role_noun(question: str, asks: bool) -> None:
+    from citeloop.runtime.answer_spans import asks_role
+    assert asks_role(question) is asks
+
+
+def test_what_someones_profession_was_is_answered_by_the_role_not_a_name() -> None:
+    answer = _answer("What was the profession of Tam Fenn?", {
+        "Tam Fenn": "Tam Fenn (1 July 1903 - 5 January 1941) was a pioneering British aviator who flew alone from "
+                    "Merrow to Gull Point with Ola Berg."})
+    assert answer.text == "pioneering British aviator", answer
+
+
 def test_an_option_is_not_judged_by_another_options_article() -> None:
     # The whole-question search files Tam Fenn's sentence under Ola Berg's hop too; it says
     # nothing of Ola Berg.
