@@ -78,18 +78,30 @@ def is_country(name: str) -> bool:
 
 
 def where_it_lies(quote: str, name: str, finds: str, subjects: Sequence[str] = ()) -> str:
-    """A place answering a plain "where", as the sentence places it: "Glen Cove, New York" for
-    "Glen Cove" (the town, then the region the sentence puts it in). Not for "what city" or
+    """A place answering a plain "where", as the sentence places it: "Glen Cove, Long Island,
+    New York" for "Glen Cove" (the town, then the regions the sentence puts it in, up to a
+    country). Not for "what city" or
     "what state" (`place_level` answers at the level asked), nor after a country ("Finland,
     Ireland" is a list), nor when what follows the comma is part of the name of whom the sentence
     is about ("Born in Fukuoka, Hamasaki moved ..." of Ayumi Hamasaki)."""
     c = cues()
     if finds in c.town_nouns | c.region_nouns or countries_named(name):
         return name
-    region = _region_after(quote, name)
-    if region and any(f" {region.lower()} " in f" {s.lower()} " and region.lower() != s.lower() for s in subjects):
-        return name  # a person's surname ("Hamasaki" of "Ayumi Hamasaki"), not a place
-    return f"{name}, {region}" if region and region != name else name
+    parts = [name]
+    for _ in range(REGIONS_AFTER):
+        region = _region_after(quote, parts[-1])
+        if not region or region in parts:
+            break
+        if any(f" {region.lower()} " in f" {s.lower()} " and region.lower() != s.lower() for s in subjects):
+            break  # a person's surname ("Hamasaki" of "Ayumi Hamasaki"), not a place
+        parts.append(region)
+        if countries_named(region):
+            break  # nothing lies beyond a country
+    return ", ".join(parts)
+
+
+REGIONS_AFTER = 2
+"""How many enclosing regions a sentence's place may carry: "Glen Cove, Long Island, New York"."""
 
 
 def _region_after(quote: str, name: str) -> str:

@@ -278,6 +278,10 @@ def test_a_value_describes_the_name_it_follows(sentence: str, name: str, year: s
     ("He was born in New York, New York.", "New York", "", "New York"),
     ("It toured Finland, Ireland and Spain.", "Finland", "", "Finland"),
     ("He was born in Portland, Oregon.", "Portland", "state", "Portland"),
+    # every enclosing region the sentence gives, up to a country
+    ("(born 14 August 1950 in Glen Cove, Long Island, New York) is a director.", "Glen Cove", "",
+     "Glen Cove, Long Island, New York"),
+    ("He was born in Velden, Carinthia, Austria, Europe.", "Velden", "", "Velden, Carinthia, Austria"),
 ])
 def test_a_plain_where_is_answered_with_the_place_as_the_sentence_places_it(
         sentence: str, name: str, finds: str, expected: str) -> None:
