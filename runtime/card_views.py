@@ -32,7 +32,7 @@ class CardViews:
         cards = [c for c in self._usable_cards(sid) if not is_namesake(c.title, entities)]
         if not names:
             return cards
-        return [c for c in cards if names_entity(c, names)]
+        return [c for c in cards if names_entity(c, names) or any(self._opens_with(c.doc_id, n) for n in names)]
 
     def _usable_cards(self, sid: str) -> list[EvidenceCard]:
         """The sub-question's cards, less what a lower-graded copy added to a page read in
@@ -71,7 +71,7 @@ class CardViews:
         resolved = self.resolved.get(deps[0]) if len(deps) == 1 else None
         if resolved:
             name = fold_accents(resolved).lower()
-            cards = [c for c in cards if names_entity(c, [name])] or cards
+            cards = [c for c in cards if names_entity(c, [name]) or self._opens_with(c.doc_id, name)] or cards
         if sid in self._background_of:
             return self._background_claim_cards(cards, self._background_of[sid])
         test = self._answer_tests.get(sid)
@@ -84,6 +84,17 @@ class CardViews:
             if self._answer_is_date:
                 cards = most_precise_per_source(cards, self.plan.question)
         return cards
+
+    def _opens_with(self, doc_id: str, name: str) -> bool:
+        """Is the page read as `doc_id` the article of `name` (folded, lower case): does its first
+        sentence open with the name? Every sentence of an entity's own article is about it, also
+        one that calls it by a shorter name ("Beauchamp was the fourth son of Thomas de
+        Beauchamp" in the article that opens "William de Beauchamp, 1st Baron Bergavenny, KG
+        ..."), under a title that spells the name another way ("William Beauchamp, ...")."""
+        doc = self.read_docs.get(doc_id)
+        if doc is None or not doc[0].sentences:
+            return False
+        return fold_accents(doc[0].sentences[0].text).lower().startswith(name)
 
     def _background_claim_cards(self, cards: list[EvidenceCard], answer_sid: str) -> list[EvidenceCard]:
         """A background hop's claim evidence (a factoid the plan could not tell from two hops,

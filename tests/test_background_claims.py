@@ -1,7 +1,8 @@
 """A background plan's answer sits in its first search: the sentence that states it is claimed
 (`CardViews._background_claim_cards`, with the words around the question's slot:
 `answer_hops.slot_terms`), and a relative who shares the subject's family name is no subject
-(`answer_spans._relative_of`).
+(`answer_spans._relative_of`). The same held sentences in a chain: an entity's own article speaks
+of it by a shorter name (`CardViews._opens_with`).
 
 The corpora are hand-made: the expected answers are read off the page text."""
 
@@ -54,3 +55,15 @@ def test_a_relative_who_shares_the_family_name_is_no_subject(quote: str, expecte
     found = best_span("entity", [(claim_of(hop), hop)], {"father", "actress"}, ["Tavo Renn"],
                       "Tavo Renn, a photographer, is father to which Merrow actress?")
     assert [f.text for f in found if "Renn" in f.text] == expected
+
+
+def test_the_article_of_the_bridge_speaks_of_it_by_a_shorter_name() -> None:
+    """The father's article opens with his full name under a title that spells it another way,
+    then calls him "Ardo": its sentence about his father is about him (`CardViews._opens_with`)."""
+    result, _ = run_research("Who is the paternal grandfather of Rolf Ardo, 1st Earl of Merrow?", _kit({**FILLER,
+        "Rolf Ardo, 1st Earl of Merrow": "Rolf Ardo, 1st Earl of Merrow (1390 - 1422) was an English nobleman. The "
+                                         "only son of Wil de Ardo, he succeeded to his lands in 1411.",
+        "Wil Ardo, 1st Baron Tessel": "Wil de Ardo, 1st Baron Tessel (c. 1343 - 1411) was an English peer. Ardo was "
+                                      "the fourth son of Tomas de Ardo, 11th Earl of Gull, and Kara Venn."}),
+        out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Tomas de Ardo, 11th Earl of Gull", result.report.answer
