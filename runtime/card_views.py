@@ -128,8 +128,11 @@ class CardViews:
             if test is not None and not searched:
                 # Before its own search, an answer hop is met only by a sentence that can state
                 # its answer ("Kristen Ruhlin is an American actress", read for the film, names
-                # the entity but gives no birth date); after one, by what it found.
-                cards = [c for c in cards if test(c.quote)]
+                # the entity but gives no birth date) and says something of what the hop asks
+                # (one of its relation words: "Red Wave ... was released in 1986" has a date
+                # but says nothing of invading Manchuria); after one, by what it found.
+                words = self._hop_words.get(sid, set())
+                cards = [c for c in cards if test(c.quote) and (not words or words & set(content_terms(c.quote)))]
             self._source_counts[key] = self.ledger.independent_sources([c.card_id for c in cards])
         return self._source_counts[key]
 

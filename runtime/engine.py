@@ -21,10 +21,12 @@ from functools import cache
 from citeloop.runtime.answer import find_answer
 from citeloop.runtime.answer_hops import (
     answer_hops,
-    background_hops,
     answer_sentence_tests,
     answer_value_kind,
+    background_hops,
+    hop_relation,
 )
+from citeloop.runtime.answer_spans import asked_life
 from citeloop.runtime.audit import audit_report
 from citeloop.runtime.card_views import CardViews
 from citeloop.runtime.claims import write_and_verify
@@ -141,6 +143,11 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
         self._dated_answer = value_kind in ("date", "number")
         self._answer_is_date = value_kind == "date"
         self._background_of, self._relations = background_hops(plan, self._answer_tests)
+        # A date or a number is told by its form alone, so before its own search an answer hop
+        # asking one is met only by a sentence that also has one of its relation words (a life's
+        # dates need none: the test reads their role from the brackets).
+        self._hop_words = {sid: hop_relation(plan, sid) for sid in self._answer_tests} \
+            if self._dated_answer and asked_life(plan.question) is None else {}
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}

@@ -57,7 +57,7 @@ def is_region_by_form(quote: str, name: str, finds: str) -> bool:
     """Is `name` the region a hop asking for a state, province or country looks for, by the
     form places are written in? The part after a place's comma that ends the phrase
     ("Greenfield, Indiana.": the state; not "Academy, Central High School is"), for a
-    country a country's name ("Djibouti"), for a state a US state's name
+    country only a country's name ("Djibouti"), for a state a US state's name
     (`runtime/data/us_states.yaml`: "in north-west Iowa"). A county is named with its word
     ("Avery County"), and the part after its comma is its state: no county is known by this form."""
     asked = finds.lower()
@@ -65,8 +65,8 @@ def is_region_by_form(quote: str, name: str, finds: str) -> bool:
         return False
     if _is_country_name(name):
         return asked in ("country", "nation")
-    if asked == "county":
-        return False
+    if asked in ("country", "nation", "county"):
+        return False  # countries are known by name ("Aquarium, Kino," lists bands); a county by its word
     if asked == "state" and name in _us_states():
         return True
     return name_in_context(quote, name, _TOWN_COMMA, _PART_ENDS) is not None

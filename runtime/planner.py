@@ -28,7 +28,13 @@ from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
-from citeloop.runtime.relations import RelationPath, both_and_options, either_or_options, relation_path
+from citeloop.runtime.relations import (
+    PLACE_KINDS,
+    RelationPath,
+    both_and_options,
+    either_or_options,
+    relation_path,
+)
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, name_in_context, regex, tokenize
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
 
@@ -178,6 +184,8 @@ class RulePlanner:
                     stop_condition=f"one independent source about {subject} that states its {rel}",
                     depends_on=depends,
                     expected_claims=[f"States the {rel} of {subject}"],
+                    # a place step ("the country where X was a citizen") looks for a name of its kind
+                    finds=rel if rel in PLACE_KINDS and not is_attribute else "",
                 ))
                 previous = sid
         if len(axes) == 1:

@@ -227,9 +227,29 @@ def relation_path(question: str) -> RelationPath | None:
         after = body[match.end():]
         if match.group("name").endswith(","):  # the name's comma opens the clause
             after = _DESCRIBING_CLAUSE.sub("", after)
+        place = _PLACE_AROUND.search(body[:start])
+        if place is not None:
+            # "the country where the composer of X was a citizen", "the birth place of the director
+            # of X": a place of the last entity is a hop of its own, when more is asked of it.
+            noun = PLACE_STEPS[" ".join(place.group("noun").lower().split())]
+            attribute = _attribute_words(body[:place.start()] + " " + after)
+            if set(attribute.split()) - set(noun.split()):
+                return RelationPath([name], [*relations, noun], f"{noun} of the {rel}", attribute)
         rest = body[:start] + " " + after
         return RelationPath([name], relations, rel, _attribute_words(rest))
     return None
+
+
+PLACE_STEPS = {"country": "country", "city": "city", "state": "state", "continent": "continent",
+               "birthplace": "birthplace", "birth place": "birthplace", "place of birth": "birthplace"}
+"""Places of an entity a question asks something of ("the main airport in the birth place of
+X"), as the relation step that finds them."""
+PLACE_KINDS = frozenset({"country", "city", "state", "continent"})
+"""The place steps whose hop looks for a name of that kind (its `finds`); a birthplace hop
+reads the place from the biography's words for a birth."""
+_PLACE_AROUND = re.compile(r"\b(?:the\s+)?(?P<noun>country|city|state|continent|birthplace|birth\s+place|place\s+of\s+birth)"
+                           r"\s+(?:of|where|in\s+which|in|that)\s*\Z", re.IGNORECASE)
+"""The place a relation phrase is wrapped in: "the country where " before "the composer of X"."""
 
 
 _LEADING_LOWER = re.compile(r"(?:[a-z][\w'-]*\s+)+")
