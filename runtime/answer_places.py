@@ -50,13 +50,16 @@ _REGION_WORDS = re.compile(r",\s+([A-Z][\w.]*(?:\s+[A-Z][\w.]*)*)")
 
 def place_level(quote: str, name: str, finds: str, place: bool = False) -> tuple[str, float]:
     """A place as the question asks it: "Portland, Oregon" answers "what state" with Oregon
-    (the name after the comma), "what city" with all of it ("Canton, Massachusetts"), and a
+    (the name after the comma; not "what county": "Dodge County, Wisconsin" names the county
+    first), "what city" with all of it ("Canton, Massachusetts"), and a
     plain "where" (`place`) with the town ("Alexandria" of "Alexandria, Egypt", which
     `where_it_lies` then names with its region)."""
     c = cues()
     if finds in c.town_nouns:
         region = _region_after(quote, name)
         return (f"{name}, {region}", 0.3) if region else (name, 0.0)
+    if finds == "county":
+        return name, 0.0  # a county is named with its word ("Dodge County, Wisconsin": then its state)
     if finds in c.region_nouns:
         if name_in_context(quote, name, _TOWN_COMMA, _WORD_END):
             return name, 0.6  # the region after a town's name

@@ -83,3 +83,18 @@ def test_an_answer_hop_is_met_before_its_search_only_by_a_sentence_about_what_it
                                                                                        sources: int) -> None:
     views = _Views("When did the country of Vela Song's performer invade Tessel?", [card("c1", quote, subq="sq3")])
     assert views._sources("sq3") == sources
+
+
+def test_what_county_is_answered_by_the_county_not_the_state_after_its_comma() -> None:
+    """"what state" takes the name after a town's comma ("Portland, Oregon"); a county is named
+    with its word, and the name after its comma is its state."""
+    from llm_scripts import claim_of
+
+    from citeloop.runtime.answer_spans import best_span
+    hop = card("c1", "Portland is an unincorporated community located partially in the town of Portland in Dodge "
+                     "County, Wisconsin and partially in the town of Waterloo in Jefferson County, Wisconsin.")
+    found = best_span("entity", [(claim_of(hop), hop)], {"share", "border", "counti"},
+                      ["Jefferson County", "Black Hawk Township"],
+                      "What county shares a border with the county where Black Hawk Township is located?", set(),
+                      "county")
+    assert found[0].text == "Dodge County", found
