@@ -21,6 +21,15 @@ from citeloop.runtime.answer_places import (
     place_level,
     where_it_lies,
 )
+from citeloop.runtime.answer_slots import (
+    SLOT_LEAD,
+    after_lead,
+    asks_role,
+    ends_with_slot,
+    follows_lead,
+    roles_in,
+    slot_lead,
+)
 from citeloop.runtime.bridging import (
     CALENDAR_WORDS,
     KIND_WEIGHT,
@@ -47,7 +56,6 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import (
-    STOPWORDS,
     content_terms,
     entity_spans,
     fold_accents,
@@ -327,27 +335,6 @@ def _names_in(quote: str, titles: set[str]) -> list[str]:
     return list(dict.fromkeys([*names, *(t for t in named_titles if t not in names)]))
 
 
-_ROLE_ENDS = r"(?=\s+(?:who|that|which|for|of|in|at|with|and|from|since|until|during)\b|\s*[,;.()]|$)"
-_AS_ROLE = re.compile(r"\bas\s+(?:a|an|the)\s+((?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
-_IS_ROLE = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
-
-
-def asks_role(question: str) -> bool:
-    """Does the question ask for a role, a position or a trade: "what" or "which" with a role
-    noun among the next three words ("What was the profession of Amy Johnson?", "What role did
-    X perform?")? Such a question is answered by a role (`roles_in`), not by a name."""
-    words = tokenize(question)
-    nouns = cues().role_nouns
-    return any(w in ("what", "which") and nouns & set(words[i + 1:i + 4]) for i, w in enumerate(words))
-
-
-def roles_in(quote: str) -> list[tuple[str, float]]:
-    """The roles a sentence gives someone, with a score: "as a central defender" (what one
-    plays or serves as, 1.0) before "was a pioneering British aviator" (what one is, 0.5)."""
-    found = [(m.group(1), 1.0) for m in _AS_ROLE.finditer(quote)]
-    return found + [(m.group(1), 0.5) for m in _IS_ROLE.finditer(quote) if m.group(1) not in dict(found)]
-
-
 def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool:
     """Does a card from the name's own article call it a `finds` ("Sandra Oh ... is a
     Canadian actress")? `described`: short page title -> quotes of its cards."""
@@ -355,33 +342,6 @@ def described_as(name: str, finds: str, described: dict[str, list[str]]) -> bool
         return False
     stem = set(content_terms(finds))
     return any(stem & set(content_terms(q)) for q in described.get(name, ()))
-
-
-SLOT_LEAD = 0.5
-"""Added to a name that follows the words the question puts before its "which" ("a second campus
-in which California city?": "second campus in San Diego", over "main campus is located in Arden
-Hills")."""
-_SLOT_LEAD = re.compile(r"\b((?:[\w'-]+\s+){2}[\w'-]+)\s+(?:which|what)\b", re.IGNORECASE)
-
-
-def slot_lead(question: str) -> tuple[str, ...]:
-    """The three words right before the question's last "which" or "what" (a slot inside the
-    question: "... a second campus in which city?"), when one of them is a content word, else ()."""
-    leads = _SLOT_LEAD.findall(question)  # the last one: an earlier "which" opens a clause
-    if not leads:
-        return ()
-    words = tuple(tokenize(leads[-1]))
-    return words if len(words) == 3 and any(w not in STOPWORDS for w in words) else ()
-
-
-def _follows(quote: str, name: str, lead: tuple[str, ...]) -> bool:
-    """Does the name stand right after the lead's words somewhere in the quote?"""
-    at = quote.find(name)
-    while at >= 0:
-        if tuple(tokenize(quote[:at])[-len(lead):]) == lead:
-            return True
-        at = quote.find(name, at + 1)
-    return False
 
 
 LIFE_PLACE = 0.5
@@ -430,6 +390,12 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
         elif asks_role(question):
             candidates = roles_in(quote)  # "What position does X play?" is answered by a role, not a name
         else:
+            if lead and ends_with_slot(question):
+                # "... known for his precisionist depictions of what?": what follows the same words
+                # in the sentence, a name or not ("... depictions of urban landscapes that ...")
+                after = after_lead(quote, lead)
+                if after:
+                    candidates.append((after, 1.0 + SLOT_LEAD))
             place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
             institution = asks_institution(question)
             place = place and not institution
@@ -461,7 +427,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                                         float(described_as(name, finds, described or {})))
                 if slot is not None:
                     score += PARENT_SLOT if asked_slot else -PARENT_SLOT
-                if lead and _follows(quote, name, lead):
+                if lead and follows_lead(quote, name, lead):
                     score += SLOT_LEAD  # "a second campus in San Diego" for "a second campus in which city"
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless

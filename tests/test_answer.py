@@ -345,7 +345,7 @@ def test_a_nationality_answer_is_a_country_whole(name: str, expected: bool) -> N
     ("He moved to Gull Point in 1950.", []),
 ])
 def test_a_role_is_read_from_as_a_and_is_a(sentence: str, roles: list[str]) -> None:
-    from citeloop.runtime.answer_spans import roles_in
+    from citeloop.runtime.answer_slots import roles_in
     assert [r for r, _ in roles_in(sentence)] == roles
 
 
@@ -364,7 +364,7 @@ def test_what_position_someone_plays_is_answered_by_the_role_not_a_name() -> Non
     ("What is the population of Gull Point?", False),
 ])
 def test_a_role_is_asked_by_what_or_which_and_a_role_noun(question: str, asks: bool) -> None:
-    from citeloop.runtime.answer_spans import asks_role
+    from citeloop.runtime.answer_slots import asks_role
     assert asks_role(question) is asks
 
 

@@ -1,0 +1,87 @@
+"""What the words around a question's slot say about its answer: the words right before its
+last "which" or "what" (`slot_lead`), which the answer follows in a sentence ("a second campus
+in San Diego" for "a second campus in which city?"), or, when the question ends with its slot,
+are followed in the sentence by the answer itself ("depictions of urban landscapes" for
+"depictions of what?", `after_lead`); and a question that asks for a role, answered by the
+words after "as a" or "is a" (`asks_role`, `roles_in`). Used by `citeloop.runtime.answer_spans`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citeloop.runtime.answer_cues import cues
+from citeloop.runtime.text import STOPWORDS, tokenize
+
+SLOT_LEAD = 0.5
+"""Added to a name that follows the words the question puts before its "which" ("a second campus
+in which California city?": "second campus in San Diego", over "main campus is located in Arden
+Hills")."""
+_SLOT_LEAD = re.compile(r"\b((?:[\w'-]+\s+){2}[\w'-]+)\s+(?:which|what)\b", re.IGNORECASE)
+
+
+def slot_lead(question: str) -> tuple[str, ...]:
+    """The three words right before the question's last "which" or "what" (a slot inside the
+    question: "... a second campus in which city?"), when one of them is a content word, else ()."""
+    leads = _SLOT_LEAD.findall(question)  # the last one: an earlier "which" opens a clause
+    if not leads:
+        return ()
+    words = tuple(tokenize(leads[-1]))
+    return words if len(words) == 3 and any(w not in STOPWORDS for w in words) else ()
+
+
+_OPEN_SLOT = re.compile(r"\b(?:what|which)\s*\??\s*\Z", re.IGNORECASE)
+
+
+def ends_with_slot(question: str) -> bool:
+    """Does the question end with its slot ("... depictions of what?"): no noun says what is asked?"""
+    return _OPEN_SLOT.search(question) is not None
+_PHRASE_ENDS = frozenset("that which who whom whose where when while and or but in on at by with from for since "
+                         "during as than is was are were".split())
+
+
+def after_lead(quote: str, lead: tuple[str, ...]) -> str:
+    """The words that follow the slot's lead in the sentence, up to a clause's or a phrase's
+    end and at most four ("urban landscapes" of "... depictions of urban landscapes that are
+    ..." for the lead "precisionist depictions of"), or ""."""
+    pattern = r"(?<![\w-])" + r"\W+".join(re.escape(w) for w in lead) + r"\s+([^,.;:()\"]+)"
+    match = re.search(pattern, quote, re.IGNORECASE)
+    if match is None:
+        return ""
+    words: list[str] = []
+    for word in match.group(1).split()[:4]:
+        if word.lower() in _PHRASE_ENDS:
+            break
+        words.append(word)
+    return " ".join(words) if any(w.lower() not in STOPWORDS for w in words) else ""
+
+
+def follows_lead(quote: str, name: str, lead: tuple[str, ...]) -> bool:
+    """Does the name stand right after the lead's words somewhere in the quote?"""
+    at = quote.find(name)
+    while at >= 0:
+        if tuple(tokenize(quote[:at])[-len(lead):]) == lead:
+            return True
+        at = quote.find(name, at + 1)
+    return False
+
+
+_ROLE_ENDS = r"(?=\s+(?:who|that|which|for|of|in|at|with|and|from|since|until|during)\b|\s*[,;.()]|$)"
+_AS_ROLE = re.compile(r"\bas\s+(?:a|an|the)\s+((?:[a-z][\w-]*\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
+_IS_ROLE = re.compile(r"\b(?:is|was)\s+(?:a|an)\s+((?:[\w-]+\s+){0,3}?[a-z][\w-]*)" + _ROLE_ENDS)
+
+
+def asks_role(question: str) -> bool:
+    """Does the question ask for a role, a position or a trade: "what" or "which" with a role
+    noun among the next three words ("What was the profession of Amy Johnson?", "What role did
+    X perform?")? Such a question is answered by a role (`roles_in`), not by a name."""
+    words = tokenize(question)
+    nouns = cues().role_nouns
+    return any(w in ("what", "which") and nouns & set(words[i + 1:i + 4]) for i, w in enumerate(words))
+
+
+def roles_in(quote: str) -> list[tuple[str, float]]:
+    """The roles a sentence gives someone, with a score: "as a central defender" (what one
+    plays or serves as, 1.0) before "was a pioneering British aviator" (what one is, 0.5)."""
+    found = [(m.group(1), 1.0) for m in _AS_ROLE.finditer(quote)]
+    return found + [(m.group(1), 0.5) for m in _IS_ROLE.finditer(quote) if m.group(1) not in dict(found)]
