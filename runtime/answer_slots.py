@@ -2,8 +2,9 @@
 last "which" or "what" (`slot_lead`), which the answer follows in a sentence ("a second campus
 in San Diego" for "a second campus in which city?"), or, when the question ends with its slot,
 are followed in the sentence by the answer itself ("depictions of urban landscapes" for
-"depictions of what?", `after_lead`); and a question that asks for a role, answered by the
-words after "as a" or "is a" (`asks_role`, `roles_in`). Used by `citeloop.runtime.answer_spans`.
+"depictions of what?", `after_lead`); a question that asks for a role, answered by the words
+after "as a" or "is a" (`asks_role`, `roles_in`), and one that asks of what someone died,
+answered by the words after a cause phrase (`asks_cause`, `causes_in`). Used by `citeloop.runtime.answer_spans`.
 """
 
 from __future__ import annotations
@@ -44,16 +45,49 @@ def after_lead(quote: str, lead: tuple[str, ...]) -> str:
     """The words that follow the slot's lead in the sentence, up to a clause's or a phrase's
     end and at most four ("urban landscapes" of "... depictions of urban landscapes that are
     ..." for the lead "precisionist depictions of"), or ""."""
-    pattern = r"(?<![\w-])" + r"\W+".join(re.escape(w) for w in lead) + r"\s+([^,.;:()\"]+)"
-    match = re.search(pattern, quote, re.IGNORECASE)
-    if match is None:
-        return ""
+    match = re.search(r"(?<![\w-])" + r"\W+".join(re.escape(w) for w in lead) + r"\s+", quote, re.IGNORECASE)
+    return _phrase_at(quote[match.end():], 4) if match else ""
+
+
+def _phrase_at(text: str, most: int) -> str:
+    """The phrase that opens `text`: its first words up to punctuation or a word that ends a
+    phrase, at most `most` of them; "" when they are all stop words."""
     words: list[str] = []
-    for word in match.group(1).split()[:4]:
+    for word in re.split(r"[,.;:()\"]", text, maxsplit=1)[0].split()[:most]:
         if word.lower() in _PHRASE_ENDS:
             break
         words.append(word)
     return " ".join(words) if any(w.lower() not in STOPWORDS for w in words) else ""
+
+
+_DIED_THEN_CAUSE = re.compile(r"\bdied\b(?:\s+[\w,]+){0,5}?\s+(?:of|from)\s+", re.IGNORECASE)
+"""A death and its cause a few words apart: "died on August 2, 2015 from ..."."""
+
+
+def asks_cause(question: str) -> bool:
+    """Does the question ask of what someone died ("What is the cause of death of X?", "Why did
+    X die?")? Such a question is answered by a cause (`causes_in`), not by a name."""
+    words = tokenize(question)
+    low = f" {' '.join(words)} "
+    return any(f" {c} " in low for c in cues().cause_cues) or ("why" in words and "die" in words)
+
+
+def causes_in(quote: str) -> list[tuple[str, float]]:
+    """The causes of death a sentence states, with a score: the words after a cause phrase
+    ("suffered from a form of multiple sclerosis", "died of virulent typhoid"; `cause_phrases`
+    in `answer_cues.yaml`) or after a death and its "of" or "from" ("died on August 2, 2015
+    from Parkinson's disease")."""
+    found: dict[str, float] = {}
+    for phrase in cues().cause_phrases:
+        for m in re.finditer(r"\b" + re.escape(phrase) + r"\s+", quote, re.IGNORECASE):
+            cause = _phrase_at(quote[m.end():], 5)
+            if cause:
+                found.setdefault(cause, 1.0)
+    for m in _DIED_THEN_CAUSE.finditer(quote):
+        cause = _phrase_at(quote[m.end():], 5)
+        if cause:
+            found.setdefault(cause, 0.8)
+    return list(found.items())
 
 
 def follows_lead(quote: str, name: str, lead: tuple[str, ...]) -> bool:

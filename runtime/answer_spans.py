@@ -24,7 +24,9 @@ from citeloop.runtime.answer_places import (
 from citeloop.runtime.answer_slots import (
     SLOT_LEAD,
     after_lead,
+    asks_cause,
     asks_role,
+    causes_in,
     ends_with_slot,
     follows_lead,
     roles_in,
@@ -264,6 +266,8 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         if role is not None:
             return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
+    if kind == "entity" and asks_cause(question):
+        return bool(causes_in(quote))
     if kind == "entity" and asks_role(question):
         return bool(roles_in(quote))
     if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
@@ -387,6 +391,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if n.start not in in_dates:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
+        elif asks_cause(question):
+            candidates = causes_in(quote)  # "Why did X die?" is answered by a cause, not a name
         elif asks_role(question):
             candidates = roles_in(quote)  # "What position does X play?" is answered by a role, not a name
         else:

@@ -48,7 +48,8 @@ def test_the_entity_a_background_led_to_is_no_answer_when_its_hop_states_the_rel
         "Velm Harbour": "Velm Harbour is a 2018 British comedy film directed by Arko Sen.",
         "Arko Sen": "Arko Sen died in 2015 of Tessler disease."})
     assert [a.title.split(":")[0] for a in result.plan.axes] == ["Background", "Answer"]
-    assert result.report.answer.text == "Tessler", result.report.answer
+    # the cause, read after "died ... of" (`answer_slots.causes_in`), not the name in it
+    assert result.report.answer.text == "Tessler disease", result.report.answer
 
 
 
