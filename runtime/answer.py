@@ -30,6 +30,7 @@ from dataclasses import replace
 
 from citeloop.runtime.answer_hops import (
     answer_hop,
+    asks_same_country,
     answer_kind,
     asks_lifespan,
     comparison_value,
@@ -311,7 +312,7 @@ def _compared(plan: Plan, kind: AnswerKind, options: list[tuple[str, str]], evid
     # "The same country" is usually a nationality ("both American"): shared values decide that.
     if place in (cues().region_nouns | cues().town_nouns) - {"country", "nation"}:
         return _same_place(kind, place, options, evidence, all_claims, statuses, confidence)
-    if words & {"same"} and words & COUNTRY_WORDS:
+    if asks_same_country(plan.question):
         return _same_country(kind, options, evidence, all_claims, statuses, confidence)
     if words & {"same"} or not terms:
         shared = _shared_values(options, evidence)
@@ -356,10 +357,6 @@ def _same_place(kind: AnswerKind, place: str, options: list[tuple[str, str]], ev
     same = len({fold_accents(v).lower() for _, v in values}) == 1
     shown = ", ".join(f"{n}: {v}" for n, v in values)
     return _answered(kind, "yes" if same else "no", claims, f"compared {place}s ({shown})", confidence)
-
-
-COUNTRY_WORDS = frozenset({"country", "nationality", "nation", "citizenship"})
-"""Words of "the same country / nationality" questions, answered by `_same_country`."""
 
 
 def _same_country(kind: AnswerKind, options: list[tuple[str, str]], evidence: ReportEvidence,

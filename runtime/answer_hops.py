@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from citeloop.runtime.answer_spans import cues, has_phrase, states_kind
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
+from citeloop.runtime.countries import countries_named
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.text import content_terms, name_in_context, tokenize
@@ -131,6 +132,10 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     the name is not crowded out by a neighbour that only names the subject."""
     kind = answer_kind(plan.question, plan)
     options = option_hops(plan)
+    if kind == "yes_no" and len(options) >= 2 and asks_same_country(plan.question):
+        # "Are A and B from the same country?" is compared from the countries each option's
+        # sentences name: its claims come from sentences that name one, when any do.
+        return {sid: (lambda q: bool(countries_named(q))) for _, sid in options}
     if kind == "choice" and len(options) >= 2:
         compared = comparison_value(plan.question)
         if compared is None:
@@ -172,6 +177,16 @@ def slot_terms(question: str) -> set[str]:
         return set()
     m = found[-1]
     return set(content_terms(f"{m.group(1)} {m.group(2)}"))
+
+
+COUNTRY_WORDS = frozenset({"country", "nationality", "nation", "citizenship"})
+"""Words of "the same country / nationality" questions (`citeloop.runtime.answer._same_country`)."""
+
+
+def asks_same_country(question: str) -> bool:
+    """"Are A and B from the same country?", "... of the same nationality?"."""
+    words = set(tokenize(question))
+    return "same" in words and bool(words & COUNTRY_WORDS)
 
 
 def answer_value_kind(plan: Plan) -> AnswerKind | None:
