@@ -1,5 +1,6 @@
 """A question that asks of what someone died is answered by the words after a cause phrase of a
-cited sentence, not by a name (`answer_slots.asks_cause`, `causes_in`). Hand-made sentences."""
+cited sentence, not by a name (`answer_slots.asks_cause`, `causes_in`); a burial is stated by
+"interred" too. Hand-made sentences."""
 
 from __future__ import annotations
 
@@ -41,3 +42,13 @@ def test_the_cause_of_a_fathers_death_is_answered_by_the_disease() -> None:
                      "sclerosis and died on 6 March 1925 following complications of it."}),
         out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "a form of multiple sclerosis", result.report.answer
+
+
+def test_a_burial_place_is_stated_by_interred() -> None:
+    """"interred" and "entombed" state a burial as "buried" does (`relations.ATTRIBUTE_CUES`)."""
+    result, _ = run_research("Where was the place of burial of Ida Renn's father?", _kit({**FILLER,
+        "Ida Renn": "Ida Renn (1920 - 2001) was a Merrow painter. She was the daughter of Tavo Renn and Kara Venn.",
+        "Tavo Renn": "Tavo Renn (1880 - 1925) was a Merrow wood engraver who worked in Gull Point and Tessel. "
+                     "He is interred at Velm Cemetery."}),
+        out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Velm Cemetery", result.report.answer
