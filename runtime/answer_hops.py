@@ -148,7 +148,25 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
         return {}
     sid = answer_hop(plan)
     relation = hop_relation(plan, sid)
+    sq = next(s for s in plan.sub_questions if s.id == sid)
+    if kind == "entity" and set(tokenize(SLOT.sub(" ", sq.search_query))) in ({"father"}, {"mother"}):
+        # A hop that asks the entity before it for its parent ("{sq1} father") is answered where
+        # the sentence's own subject is the child ("Rotrou IV, Count of Perche, son of Rotrou
+        # III"), not a spouse ("Rotrou married Matilda, daughter of Theobald II").
+        return {sid: lambda q: states_kind(kind, plan.question, relation, q) and own_parentage(q)}
     return {sid: lambda q: states_kind(kind, plan.question, relation, q)}
+
+
+_CHILD_OF = re.compile(r"\b(?:(?:son|daughter|child|heir)\s+of|(?:his|her|their)\s+(?:father|mother))\b",
+                       re.IGNORECASE)
+_MARRIAGE = re.compile(r"\b(?:married|marriage|marry|wife|husband|widow|widower|consort|spouse)\b", re.IGNORECASE)
+
+
+def own_parentage(quote: str) -> bool:
+    """Does the sentence name its subject's parents: a "son of" (daughter, child, heir) or a "her
+    father" with no word of marriage before it? After one, the parents are the spouse's."""
+    child = _CHILD_OF.search(quote)
+    return child is not None and _MARRIAGE.search(quote, 0, child.start()) is None
 
 
 def background_hops(plan: Plan, tests: dict[str, Callable[[str], bool]]) -> tuple[dict[str, str], dict[str, set[str]]]:

@@ -1,12 +1,14 @@
 """Parents read from a biography's sentence: "the eldest son and successor of A and B" names
 the subject's parents; "X married Y, daughter of C" names Y's, not X's; and the father's whole
 name may hold the title the question gives the child ("Odo I, Count of Marlow" for "Odo III,
-Count of Marlow's paternal grandfather") without being taken for the child.
+Count of Marlow's paternal grandfather") without being taken for the child. A hop asking a
+parent claims the sentence that names its subject's own parents (`answer_hops.own_parentage`).
 
 The sentences are hand-made; the expected names are read off them."""
 
 from __future__ import annotations
 
+import pytest
 from llm_scripts import card, claim_of
 
 from citeloop.runtime.answer_spans import best_span
@@ -64,3 +66,33 @@ def test_one_parent_named_after_what_she_was() -> None:
     found = best_span("entity", [(claim_of(hop), hop)], {"mother", "son"}, ["Amro"],
                       "Who is the mother of the composer of film Tern 2?", parent="mother")
     assert found[0].text == "Ilsa Varn", found
+
+
+@pytest.mark.parametrize(("quote", "own"), [
+    ("Rotrou IV (1135-1191), Count of Perche, son of Rotrou III, Count of Perche, and Hawise.", True),
+    ("In 1160, Rotrou married Matilda of Blois-Champagne, daughter of Theobald II.", False),  # the spouse's parents
+    ("Rodney was the son of Admiral George Rodney by his first wife Lady Jane Compton.", True),
+    ("He was the first husband of Sibyl Hathaway.", False),
+    ("Her father, Gyorgy Vend, was a geographer.", True),
+    ("His wife's father was a geographer.", False),
+])
+def test_a_sentence_names_its_own_subjects_parents(quote: str, own: bool) -> None:
+    from citeloop.runtime.answer_hops import own_parentage
+    assert own_parentage(quote) is own
+
+
+def test_a_grandfather_is_read_from_the_fathers_parentage_not_his_wifes() -> None:
+    """The father's article says whom he married ("daughter of Oska Lund") more relevantly than
+    whose son he was: the hop asking the father's father claims the parentage sentence."""
+    from test_answer import FILLER, _kit
+
+    from citeloop.runtime.session import run_research
+    from citeloop.trajectories.runfile import MemorySink
+    result, _ = run_research("Who is Rolf Venn's paternal grandfather?", _kit({**FILLER,
+        "Rolf Venn": "Rolf Venn (1880 - 1940) was a Merrow cricketer and banker. Venn was born in Tessel, a son of "
+                     "Ivo Venn, member of parliament.",
+        "Ivo Venn": "Ivo Venn (1840 - 1910) was a Merrow member of parliament. Venn married the Hon. Ada Lund, "
+                    "daughter of Oska Lund, 1st Baron Lund, father of three, in 1872. Venn was the son of Sir Edo Venn, "
+                    "2nd Baronet."}),
+        out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Sir Edo Venn, 2nd Baronet", result.report.answer
