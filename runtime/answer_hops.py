@@ -171,8 +171,9 @@ def own_parentage(quote: str) -> bool:
 
 def background_hops(plan: Plan, tests: dict[str, Callable[[str], bool]]) -> tuple[dict[str, str], dict[str, set[str]]]:
     """In a background plan (a factoid the plan could not tell from two hops): background hop
-    -> the answer hop after it, and answer hop -> its relation words (`hop_relation`); empty
-    for other plans or when the answer hop has no sentence test."""
+    -> the answer hop after it, and answer hop -> the words around the question's slot
+    (`slot_terms`, else the hop's relation words, `hop_relation`); empty for other plans or
+    when the answer hop has no sentence test."""
     if plan.question_type != "factoid" or len(plan.sub_questions) < 2:
         return {}, {}
     sid = answer_hop(plan)

@@ -91,21 +91,23 @@ class CardViews:
         one that calls it by a shorter name ("Beauchamp was the fourth son of Thomas de
         Beauchamp" in the article that opens "William de Beauchamp, 1st Baron Bergavenny, KG
         ..."), under a title that spells the name another way ("William Beauchamp, ...")."""
-        doc = self.read_docs.get(doc_id)
-        if doc is None or not doc[0].sentences:
-            return False
-        return fold_accents(doc[0].sentences[0].text).lower().startswith(name)
+        if doc_id not in self._openings:
+            doc = self.read_docs.get(doc_id)
+            if doc is None:
+                return False  # not read (yet): asked again once it is
+            self._openings[doc_id] = fold_accents(doc[0].sentences[0].text).lower() if doc[0].sentences else ""
+        return self._openings[doc_id].startswith(name)
 
     def _background_claim_cards(self, cards: list[EvidenceCard], answer_sid: str) -> list[EvidenceCard]:
         """A background hop's claim evidence (a factoid the plan could not tell from two hops,
-        whose first search is the whole question): its most relevant card, and the sentence
-        most likely to state the answer, the one with most of the answer hop's relation words
-        among those that could state it ("He was the father of Bollywood actress Antara
-        Mali" for "... is father to which Bollywood actress?"). The search for the whole
+        whose first search is the whole question): the sentence most likely to state the
+        answer, the one with most of the words around the question's slot among those that
+        could state it ("He was the father of Bollywood actress Antara Mali" for "... is father
+        to which Bollywood actress?"), and the most relevant card of another source. The search for the whole
         question often reads the answer's page, and without this it is read, carded and left
         out of the report for the two most relevant sentences."""
         test = self._answer_tests[answer_sid]
-        relation = self._relations[answer_sid]
+        relation = self._slot_words[answer_sid]
         scored = [(len(relation & set(content_terms(c.quote))), c.grade.relevance, -i, c)
                   for i, c in enumerate(cards) if test(c.quote)]
         scored = [x for x in scored if x[0] > 0]

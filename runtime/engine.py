@@ -142,7 +142,8 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
         value_kind = answer_value_kind(plan)
         self._dated_answer = value_kind in ("date", "number")
         self._answer_is_date = value_kind == "date"
-        self._background_of, self._relations = background_hops(plan, self._answer_tests)
+        # Background hop -> the answer hop after it, and that hop -> the words around the slot.
+        self._background_of, self._slot_words = background_hops(plan, self._answer_tests)
         # A date or a number is told by its form alone, so before its own search an answer hop
         # asking one is met only by a sentence that also has one of its relation words (a life's
         # dates need none: the test reads their role from the brackets).
@@ -151,6 +152,8 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
         self.seen_titles: set[str] = set()
         self.seen_hits: dict[str, tuple[SearchHit, int]] = {}
         self.read_docs: dict[str, tuple[ReadResponse, int]] = {}
+        self._openings: dict[str, str] = {}
+        """doc id -> the first sentence of the page read, folded (`CardViews._opens_with`)."""
         self._mirror_checked: dict[tuple[str, int], bool] = {}
         """(card id, pages read) -> the card is not a mirror's addition (`_usable_cards`)."""
         self._suspected: dict[str, bool] = {}
