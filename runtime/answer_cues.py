@@ -29,6 +29,7 @@ class Cues:
     region_nouns: frozenset[str]
     town_nouns: frozenset[str]
     role_nouns: frozenset[str]
+    award_nouns: frozenset[str]
     cause_cues: tuple[str, ...]
     cause_phrases: tuple[str, ...]
     institution_cues: tuple[str, ...]
@@ -49,7 +50,7 @@ def cues() -> Cues:
                 tuple(data["place_cues"]), tuple(data["origin_cues"]), tuple(data["country_cues"]),
                 frozenset(data["region_nouns"]),
                 frozenset(data["town_nouns"]), frozenset(data["role_nouns"]),
-                tuple(data["cause_cues"]), tuple(data["cause_phrases"]),
+                frozenset(data["award_nouns"]), tuple(data["cause_cues"]), tuple(data["cause_phrases"]),
                 tuple(data["institution_cues"]), frozenset(data["institution_nouns"]),
                 frozenset(data["administrative_units"]), frozenset(data["organisation_nouns"]),
                 frozenset(data["person_nouns"]), tuple(data["lifespan_cues"]))

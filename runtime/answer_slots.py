@@ -3,7 +3,8 @@ last "which" or "what" (`slot_lead`), which the answer follows in a sentence ("a
 in San Diego" for "a second campus in which city?"), or, when the question ends with its slot,
 are followed in the sentence by the answer itself ("depictions of urban landscapes" for
 "depictions of what?", `after_lead`); a question that asks for a role, answered by the words
-after "as a" or "is a" (`asks_role`, `roles_in`), and one that asks of what someone died,
+after "as a" or "is a" (`asks_role`, `roles_in`), one that asks for an award, answered by a
+name holding an award word (`asks_award`, `awards_in`), and one that asks of what someone died,
 answered by the words after a cause phrase (`asks_cause`, `causes_in`). Used by `citeloop.runtime.answer_spans`.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 
 from citeloop.runtime.answer_cues import cues
-from citeloop.runtime.text import STOPWORDS, tokenize
+from citeloop.runtime.text import STOPWORDS, entity_spans, tokenize
 
 SLOT_LEAD = 0.5
 """Added to a name that follows the words the question puts before its "which" ("a second campus
@@ -62,6 +63,23 @@ def _phrase_at(text: str, most: int) -> str:
 
 _DIED_THEN_CAUSE = re.compile(r"\bdied\b(?:\s+[\w,]+){0,5}?\s+(?:of|from)\s+", re.IGNORECASE)
 """A death and its cause a few words apart: "died on August 2, 2015 from ..."."""
+
+
+def asks_award(question: str) -> bool:
+    """Does the question ask for an award: "award" (or prize, medal) right after "which" or
+    "what", or "the award that ..."?"""
+    words = tokenize(question)
+    nouns = cues().award_nouns
+    return any(w in nouns and i > 0 and (words[i - 1] in ("which", "what")
+                                         or words[i - 1] == "the" and words[i + 1:i + 2] == ["that"])
+               for i, w in enumerate(words))
+
+
+def awards_in(quote: str) -> list[tuple[str, float]]:
+    """The names of awards a sentence gives ("Filmfare Awards South", "two Nandi Awards"): its
+    name spans that hold an award word, with a score."""
+    nouns = cues().award_nouns
+    return [(span, 1.0) for span in entity_spans(quote) if set(tokenize(span)) & nouns]
 
 
 def asks_cause(question: str) -> bool:

@@ -24,7 +24,9 @@ from citeloop.runtime.answer_places import (
 from citeloop.runtime.answer_slots import (
     SLOT_LEAD,
     after_lead,
+    asks_award,
     asks_cause,
+    awards_in,
     asks_role,
     causes_in,
     ends_with_slot,
@@ -268,6 +270,8 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         return bool(dates)
     if kind == "entity" and asks_cause(question):
         return bool(causes_in(quote))
+    if kind == "entity" and asks_award(question):
+        return bool(awards_in(quote))
     if kind == "entity" and asks_role(question):
         return bool(roles_in(quote))
     if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
@@ -393,6 +397,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
         elif asks_cause(question):
             candidates = causes_in(quote)  # "Why did X die?" is answered by a cause, not a name
+        elif asks_award(question):
+            candidates = awards_in(quote)  # "Which award did X earn?" is answered by an award's name
         elif asks_role(question):
             candidates = roles_in(quote)  # "What position does X play?" is answered by a role, not a name
         else:

@@ -1,6 +1,7 @@
 """A question that asks of what someone died is answered by the words after a cause phrase of a
 cited sentence, not by a name (`answer_slots.asks_cause`, `causes_in`); a burial is stated by
-"interred" too. Hand-made sentences."""
+"interred" too; "which award?" is answered by a name that holds an award word (`asks_award`,
+`awards_in`). Hand-made sentences."""
 
 from __future__ import annotations
 
@@ -52,3 +53,24 @@ def test_a_burial_place_is_stated_by_interred() -> None:
                      "He is interred at Velm Cemetery."}),
         out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "Velm Cemetery", result.report.answer
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What is the award that the performer of song Gull Point received?", True),
+    ("Which award the director of film Gull Point earned?", True),
+    ("What prize did Ola Berg win?", True),
+    ("What year did Ola Berg win the award?", False),  # a year is asked
+    ("Who directed Award Night?", False),  # a title's word asks nothing
+])
+def test_an_award_is_asked(question: str, asks: bool) -> None:
+    from citeloop.runtime.answer_slots import asks_award
+    assert asks_award(question) is asks
+
+
+def test_which_award_is_answered_by_an_awards_name_not_a_person() -> None:
+    result, _ = run_research("Which award did the director of film Gull Point earn?", _kit({**FILLER,
+        "Gull Point": "Gull Point is a 2004 Merrow drama film directed by Ola Berg.",
+        "Ola Berg": "Ola Berg (born 1960) is a Merrow film director. His debut, starring Ida Renn and Tavo Venn, "
+                    "earned him two Tessel Awards for best debut director."}),
+        out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "Tessel Awards", result.report.answer
