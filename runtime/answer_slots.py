@@ -82,6 +82,21 @@ def awards_in(quote: str) -> list[tuple[str, float]]:
     return [(span, 1.0) for span in entity_spans(quote) if set(tokenize(span)) & nouns]
 
 
+_CENTURY = re.compile(r"\b(?:(?:early|mid|late)[- ])?(\d{1,2}(?:st|nd|rd|th))[- ]century\b", re.IGNORECASE)
+
+
+def asks_century(question: str) -> bool:
+    """"... developed during which century?": a century, not a name or a year, answers it."""
+    words = tokenize(question)
+    return any(w == "century" and i > 0 and words[i - 1] in ("which", "what") for i, w in enumerate(words))
+
+
+def centuries_in(quote: str) -> list[tuple[str, float]]:
+    """The centuries a sentence names, as centuries: "19th century" of "the mid-19th century"
+    (the question asks which century, not which part of it)."""
+    return [(f"{m.group(1)} century", 1.0) for m in _CENTURY.finditer(quote)]
+
+
 def asks_cause(question: str) -> bool:
     """Does the question ask of what someone died ("What is the cause of death of X?", "Why did
     X die?")? Such a question is answered by a cause (`causes_in`), not by a name."""

@@ -26,7 +26,9 @@ from citeloop.runtime.answer_slots import (
     after_lead,
     asks_award,
     asks_cause,
+    asks_century,
     awards_in,
+    centuries_in,
     asks_role,
     causes_in,
     ends_with_slot,
@@ -268,6 +270,8 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         if role is not None:
             return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
+    if kind == "entity" and asks_century(question):
+        return bool(centuries_in(quote))
     if kind == "entity" and asks_cause(question):
         return bool(causes_in(quote))
     if kind == "entity" and asks_award(question):
@@ -395,6 +399,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if n.start not in in_dates:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
+        elif asks_century(question):
+            candidates = centuries_in(quote)  # "during which century?" is answered by a century
         elif asks_cause(question):
             candidates = causes_in(quote)  # "Why did X die?" is answered by a cause, not a name
         elif asks_award(question):

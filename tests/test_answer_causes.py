@@ -1,7 +1,8 @@
 """A question that asks of what someone died is answered by the words after a cause phrase of a
 cited sentence, not by a name (`answer_slots.asks_cause`, `causes_in`); a burial is stated by
 "interred" too; "which award?" is answered by a name that holds an award word (`asks_award`,
-`awards_in`). Hand-made sentences."""
+`awards_in`), and "which century?" by a century (`asks_century`, `centuries_in`). Hand-made
+sentences."""
 
 from __future__ import annotations
 
@@ -74,3 +75,22 @@ def test_which_award_is_answered_by_an_awards_name_not_a_person() -> None:
                     "earned him two Tessel Awards for best debut director."}),
         out_dir=None, sink=MemorySink())
     assert result.report.answer.text == "Tessel Awards", result.report.answer
+
+
+@pytest.mark.parametrize(("sentence", "centuries"), [
+    ("The breed was developed in the Chesapeake Bay area during the 19th century.", ["19th century"]),
+    ("It originated in Texas in the mid-19th century.", ["19th century"]),  # the century, not its part
+    ("It was first bred in 1850.", []),
+])
+def test_a_century_is_read_as_a_century(sentence: str, centuries: list[str]) -> None:
+    from citeloop.runtime.answer_slots import centuries_in
+    assert [c for c, _ in centuries_in(sentence)] == centuries
+
+
+def test_which_century_is_answered_by_the_century() -> None:
+    result, _ = run_research("The Gull Hound and the Tessel Setter are both dog breeds developed during which century?",
+                             _kit({**FILLER,
+        "Gull Hound": "The Gull Hound is a breed of working dog that originated in Merrow in the mid-19th century.",
+        "Tessel Setter": "The Tessel Setter is a dog breed developed in the Tessel valley during the 19th century."}),
+        out_dir=None, sink=MemorySink())
+    assert result.report.answer.text == "19th century", result.report.answer
