@@ -11,6 +11,7 @@ answered by the words after a cause phrase (`asks_cause`, `causes_in`). Used by 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from citeloop.runtime.answer_cues import cues
 from citeloop.runtime.text import STOPWORDS, entity_spans, tokenize
@@ -152,3 +153,14 @@ def roles_in(quote: str) -> list[tuple[str, float]]:
     plays or serves as, 1.0) before "was a pioneering British aviator" (what one is, 0.5)."""
     found = [(m.group(1), 1.0) for m in _AS_ROLE.finditer(quote)]
     return found + [(m.group(1), 0.5) for m in _IS_ROLE.finditer(quote) if m.group(1) not in dict(found)]
+
+
+Reader = Callable[[str], list[tuple[str, float]]]
+_TYPED: tuple[tuple[Callable[[str], bool], Reader], ...] = (
+    (asks_century, centuries_in), (asks_cause, causes_in), (asks_award, awards_in), (asks_role, roles_in))
+
+
+def typed_reader(question: str) -> Reader | None:
+    """The reader of the one kind of thing other than a name that the question asks for (a
+    century, a cause of death, an award, a role), first match in that order; None for a name."""
+    return next((reader for asks, reader in _TYPED if asks(question)), None)

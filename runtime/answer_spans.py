@@ -24,17 +24,10 @@ from citeloop.runtime.answer_places import (
 from citeloop.runtime.answer_slots import (
     SLOT_LEAD,
     after_lead,
-    asks_award,
-    asks_cause,
-    asks_century,
-    awards_in,
-    centuries_in,
-    asks_role,
-    causes_in,
     ends_with_slot,
     follows_lead,
-    roles_in,
     slot_lead,
+    typed_reader,
 )
 from citeloop.runtime.bridging import (
     CALENDAR_WORDS,
@@ -270,14 +263,9 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         if role is not None:
             return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
-    if kind == "entity" and asks_century(question):
-        return bool(centuries_in(quote))
-    if kind == "entity" and asks_cause(question):
-        return bool(causes_in(quote))
-    if kind == "entity" and asks_award(question):
-        return bool(awards_in(quote))
-    if kind == "entity" and asks_role(question):
-        return bool(roles_in(quote))
+    reader = typed_reader(question) if kind == "entity" else None
+    if reader is not None:
+        return bool(reader(quote))  # a century, a cause, an award or a role, not a name
     if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
         return True  # "What nationality ...?" is stated by "a Swedish film director", not the word
     if kind == "entity" and has_phrase(question, cues().place_cues):
@@ -378,6 +366,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     question_tokens = set(tokenize(question)) - set(tokenize(finds))
     role = asked_life(question)
     lead = slot_lead(question)
+    typed = typed_reader(question)
     person = has_phrase(question, ("who", "whom")) and not has_phrase(question, cues().place_cues)
     subject_keys = {fold_accents(s).lower() for s in subjects if s}
     found: dict[str, Found] = {}
@@ -399,14 +388,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 if n.start not in in_dates:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((n.text, _nearness(quote, n.start, relation) + own))
-        elif asks_century(question):
-            candidates = centuries_in(quote)  # "during which century?" is answered by a century
-        elif asks_cause(question):
-            candidates = causes_in(quote)  # "Why did X die?" is answered by a cause, not a name
-        elif asks_award(question):
-            candidates = awards_in(quote)  # "Which award did X earn?" is answered by an award's name
-        elif asks_role(question):
-            candidates = roles_in(quote)  # "What position does X play?" is answered by a role, not a name
+        elif typed is not None:
+            candidates = typed(quote)  # "What position does X play?" is answered by a role, not a name
         else:
             if lead and ends_with_slot(question):
                 # "... known for his precisionist depictions of what?": what follows the same words
