@@ -7,11 +7,9 @@ sentences."""
 from __future__ import annotations
 
 import pytest
-from test_answer import FILLER, _kit
+from test_answer import _answer
 
 from citeloop.runtime.answer_slots import asks_cause, causes_in
-from citeloop.runtime.session import run_research
-from citeloop.trajectories.runfile import MemorySink
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -37,23 +35,21 @@ def test_a_cause_is_read_after_a_cause_phrase(sentence: str, causes: list[str]) 
 
 
 def test_the_cause_of_a_fathers_death_is_answered_by_the_disease() -> None:
-    result, _ = run_research("What is the cause of death of Ida Renn's father?", _kit({**FILLER,
+    answer = _answer("What is the cause of death of Ida Renn's father?", {
         "Ida Renn": "Ida Renn (1920 - 2001) was a Merrow painter. She was the daughter of Tavo Renn and Kara Venn. "
                     "Her father died in 1925 when she was five years old.",
         "Tavo Renn": "Tavo Renn (1880 - 1925) was a Merrow wood engraver. Renn suffered from a form of multiple "
-                     "sclerosis and died on 6 March 1925 following complications of it."}),
-        out_dir=None, sink=MemorySink())
-    assert result.report.answer.text == "a form of multiple sclerosis", result.report.answer
+                     "sclerosis and died on 6 March 1925 following complications of it."})
+    assert answer.text == "a form of multiple sclerosis", answer
 
 
 def test_a_burial_place_is_stated_by_interred() -> None:
     """"interred" and "entombed" state a burial as "buried" does (`relations.ATTRIBUTE_CUES`)."""
-    result, _ = run_research("Where was the place of burial of Ida Renn's father?", _kit({**FILLER,
+    answer = _answer("Where was the place of burial of Ida Renn's father?", {
         "Ida Renn": "Ida Renn (1920 - 2001) was a Merrow painter. She was the daughter of Tavo Renn and Kara Venn.",
         "Tavo Renn": "Tavo Renn (1880 - 1925) was a Merrow wood engraver who worked in Gull Point and Tessel. "
-                     "He is interred at Velm Cemetery."}),
-        out_dir=None, sink=MemorySink())
-    assert result.report.answer.text == "Velm Cemetery", result.report.answer
+                     "He is interred at Velm Cemetery."})
+    assert answer.text == "Velm Cemetery", answer
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -69,12 +65,11 @@ def test_an_award_is_asked(question: str, asks: bool) -> None:
 
 
 def test_which_award_is_answered_by_an_awards_name_not_a_person() -> None:
-    result, _ = run_research("Which award did the director of film Gull Point earn?", _kit({**FILLER,
+    answer = _answer("Which award did the director of film Gull Point earn?", {
         "Gull Point": "Gull Point is a 2004 Merrow drama film directed by Ola Berg.",
         "Ola Berg": "Ola Berg (born 1960) is a Merrow film director. His debut, starring Ida Renn and Tavo Venn, "
-                    "earned him two Tessel Awards for best debut director."}),
-        out_dir=None, sink=MemorySink())
-    assert result.report.answer.text == "Tessel Awards", result.report.answer
+                    "earned him two Tessel Awards for best debut director."})
+    assert answer.text == "Tessel Awards", answer
 
 
 @pytest.mark.parametrize(("sentence", "centuries"), [
@@ -88,9 +83,7 @@ def test_a_century_is_read_as_a_century(sentence: str, centuries: list[str]) -> 
 
 
 def test_which_century_is_answered_by_the_century() -> None:
-    result, _ = run_research("The Gull Hound and the Tessel Setter are both dog breeds developed during which century?",
-                             _kit({**FILLER,
+    answer = _answer("The Gull Hound and the Tessel Setter are both dog breeds developed during which century?", {
         "Gull Hound": "The Gull Hound is a breed of working dog that originated in Merrow in the mid-19th century.",
-        "Tessel Setter": "The Tessel Setter is a dog breed developed in the Tessel valley during the 19th century."}),
-        out_dir=None, sink=MemorySink())
-    assert result.report.answer.text == "19th century", result.report.answer
+        "Tessel Setter": "The Tessel Setter is a dog breed developed in the Tessel valley during the 19th century."})
+    assert answer.text == "19th century", answer

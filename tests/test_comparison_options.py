@@ -76,14 +76,9 @@ def test_the_agent_after_by_stands_at_the_relation() -> None:
 def test_a_same_country_question_claims_the_sentences_that_name_a_country() -> None:
     """Each film's most relevant sentence names no country; the claims come from those that do,
     so the countries are compared ("American" and "British": no)."""
-    from test_answer import FILLER, _kit
-
-    from citeloop.runtime.session import run_research
-    from citeloop.trajectories.runfile import MemorySink
-    result, _ = run_research("Are the movies Gull Point and Tern Bay from the same country?", _kit({**FILLER,
+    answer = _answer("Are the movies Gull Point and Tern Bay from the same country?", {
         "Gull Point": "Gull Point movies fans still gather every year to watch Gull Point in the same country "
                       "cinemas. Gull Point is a 1978 American science fiction film directed by Arko Sen.",
         "Tern Bay": "Tern Bay movies fans still gather every year to watch Tern Bay in the same country cinemas. "
-                    "Tern Bay is a 1980 British drama film directed by Ola Berg."}),
-        out_dir=None, sink=MemorySink())
-    assert (result.report.answer.kind, result.report.answer.text) == ("yes_no", "no"), result.report.answer
+                    "Tern Bay is a 1980 British drama film directed by Ola Berg."})
+    assert (answer.kind, answer.text) == ("yes_no", "no"), answer

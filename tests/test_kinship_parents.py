@@ -84,15 +84,11 @@ def test_a_sentence_names_its_own_subjects_parents(quote: str, own: bool) -> Non
 def test_a_grandfather_is_read_from_the_fathers_parentage_not_his_wifes() -> None:
     """The father's article says whom he married ("daughter of Oska Lund") more relevantly than
     whose son he was: the hop asking the father's father claims the parentage sentence."""
-    from test_answer import FILLER, _kit
-
-    from citeloop.runtime.session import run_research
-    from citeloop.trajectories.runfile import MemorySink
-    result, _ = run_research("Who is Rolf Venn's paternal grandfather?", _kit({**FILLER,
+    from test_answer import _answer
+    answer = _answer("Who is Rolf Venn's paternal grandfather?", {
         "Rolf Venn": "Rolf Venn (1880 - 1940) was a Merrow cricketer and banker. Venn was born in Tessel, a son of "
                      "Ivo Venn, member of parliament.",
         "Ivo Venn": "Ivo Venn (1840 - 1910) was a Merrow member of parliament. Venn married the Hon. Ada Lund, "
                     "daughter of Oska Lund, 1st Baron Lund, father of three, in 1872. Venn was the son of Sir Edo Venn, "
-                    "2nd Baronet."}),
-        out_dir=None, sink=MemorySink())
-    assert result.report.answer.text == "Sir Edo Venn, 2nd Baronet", result.report.answer
+                    "2nd Baronet."})
+    assert answer.text == "Sir Edo Venn, 2nd Baronet", answer
