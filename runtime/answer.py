@@ -30,9 +30,9 @@ from dataclasses import replace
 
 from citeloop.runtime.answer_hops import (
     answer_hop,
-    asks_same_country,
     answer_kind,
     asks_lifespan,
+    asks_same_country,
     comparison_value,
     hop_relation,
     option_hops,

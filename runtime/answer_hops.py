@@ -11,8 +11,9 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from citeloop.runtime.answer_slots import slot_terms
 from citeloop.runtime.answer_spans import cues, has_phrase, states_kind
-from citeloop.runtime.bridging import relation_cue_terms, relation_terms
+from citeloop.runtime.bridging import own_parentage, relation_cue_terms, relation_terms
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
@@ -157,18 +158,6 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     return {sid: lambda q: states_kind(kind, plan.question, relation, q)}
 
 
-_CHILD_OF = re.compile(r"\b(?:(?:son|daughter|child|heir)\s+of|(?:his|her|their)\s+(?:father|mother))\b",
-                       re.IGNORECASE)
-_MARRIAGE = re.compile(r"\b(?:married|marriage|marry|wife|husband|widow|widower|consort|spouse)\b", re.IGNORECASE)
-
-
-def own_parentage(quote: str) -> bool:
-    """Does the sentence name its subject's parents: a "son of" (daughter, child, heir) or a "her
-    father" with no word of marriage before it? After one, the parents are the spouse's."""
-    child = _CHILD_OF.search(quote)
-    return child is not None and _MARRIAGE.search(quote, 0, child.start()) is None
-
-
 def background_hops(plan: Plan, tests: dict[str, Callable[[str], bool]]) -> tuple[dict[str, str], dict[str, set[str]]]:
     """In a background plan (a factoid the plan could not tell from two hops): background hop
     -> the answer hop after it, and answer hop -> the words around the question's slot
@@ -181,21 +170,6 @@ def background_hops(plan: Plan, tests: dict[str, Callable[[str], bool]]) -> tupl
         return {}, {}
     sq = next(s for s in plan.sub_questions if s.id == sid)
     return {dep: sid for dep in sq.depends_on}, {sid: slot_terms(plan.question) or hop_relation(plan, sid)}
-
-
-_INNER_SLOT = re.compile(r"((?:[\w'-]+\s+){0,3})\b(?:which|what)\b((?:\s+[\w'-]+){0,3})", re.IGNORECASE)
-
-
-def slot_terms(question: str) -> set[str]:
-    """The content words around a slot inside the question, its last "which" or "what" that
-    is not its first word: up to three words before it and three after it, within the clause
-    ("is father to which Bollywood actress?" -> father, bollywood, actress; "developed by what
-    company?" -> develop, company). Empty when the question opens with its slot."""
-    found = [m for m in _INNER_SLOT.finditer(question) if m.start(0) + len(m.group(1)) > 0 and m.group(1).strip()]
-    if not found:
-        return set()
-    m = found[-1]
-    return set(content_terms(f"{m.group(1)} {m.group(2)}"))
 
 
 COUNTRY_WORDS = frozenset({"country", "nationality", "nation", "citizenship"})

@@ -1,11 +1,15 @@
-"""What the words around a question's slot say about its answer: the words right before its
-last "which" or "what" (`slot_lead`), which the answer follows in a sentence ("a second campus
-in San Diego" for "a second campus in which city?"), or, when the question ends with its slot,
-are followed in the sentence by the answer itself ("depictions of urban landscapes" for
-"depictions of what?", `after_lead`); a question that asks for a role, answered by the words
-after "as a" or "is a" (`asks_role`, `roles_in`), one that asks for an award, answered by a
-name holding an award word (`asks_award`, `awards_in`), and one that asks of what someone died,
-answered by the words after a cause phrase (`asks_cause`, `causes_in`). Used by `citeloop.runtime.answer_spans`.
+"""What the words around a question's slot say about its answer, and which kind of thing
+other than a name it asks for.
+
+The slot: the words right before its last "which" or "what" (`slot_lead`), which the answer
+follows in a sentence ("a second campus in San Diego" for "a second campus in which city?"), or,
+when the question ends with its slot, which are followed in the sentence by the answer itself
+("depictions of urban landscapes" for "depictions of what?", `after_lead`); and the content
+words around a slot inside the question (`slot_terms`). The kinds (`typed_reader`): a century
+(`asks_century`, `centuries_in`), a cause of death, the words after a cause phrase
+(`asks_cause`, `causes_in`), an award, a name holding an award word (`asks_award`,
+`awards_in`), and a role, the words after "as a" or "is a" (`asks_role`, `roles_in`). Used by
+`citeloop.runtime.answer_spans` and `citeloop.runtime.answer_hops`.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import re
 from collections.abc import Callable
 
 from citeloop.runtime.answer_cues import cues
-from citeloop.runtime.text import STOPWORDS, entity_spans, tokenize
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
 
 SLOT_LEAD = 0.5
 """Added to a name that follows the words the question puts before its "which" ("a second campus
@@ -33,12 +37,29 @@ def slot_lead(question: str) -> tuple[str, ...]:
     return words if len(words) == 3 and any(w not in STOPWORDS for w in words) else ()
 
 
+_INNER_SLOT = re.compile(r"((?:[\w'-]+\s+){0,3})\b(?:which|what)\b((?:\s+[\w'-]+){0,3})", re.IGNORECASE)
+
+
+def slot_terms(question: str) -> set[str]:
+    """The content words around a slot inside the question, its last "which" or "what" that
+    is not its first word: up to three words before it and three after it, within the clause
+    ("is father to which Bollywood actress?" -> father, bollywood, actress; "developed by what
+    company?" -> develop, company). Empty when the question opens with its slot."""
+    found = [m for m in _INNER_SLOT.finditer(question) if m.start(0) + len(m.group(1)) > 0 and m.group(1).strip()]
+    if not found:
+        return set()
+    m = found[-1]
+    return set(content_terms(f"{m.group(1)} {m.group(2)}"))
+
+
 _OPEN_SLOT = re.compile(r"\b(?:what|which)\s*\??\s*\Z", re.IGNORECASE)
 
 
 def ends_with_slot(question: str) -> bool:
     """Does the question end with its slot ("... depictions of what?"): no noun says what is asked?"""
     return _OPEN_SLOT.search(question) is not None
+
+
 _PHRASE_ENDS = frozenset("that which who whom whose where when while and or but in on at by with from for since "
                          "during as than is was are were".split())
 
@@ -62,18 +83,18 @@ def _phrase_at(text: str, most: int) -> str:
     return " ".join(words) if any(w.lower() not in STOPWORDS for w in words) else ""
 
 
-_DIED_THEN_CAUSE = re.compile(r"\bdied\b(?:\s+[\w,]+){0,5}?\s+(?:of|from)\s+", re.IGNORECASE)
-"""A death and its cause a few words apart: "died on August 2, 2015 from ..."."""
+def _asked_noun(words: list[str], nouns: frozenset[str], the_that: bool = False) -> bool:
+    """Does one of `nouns` stand right after "which" or "what" ("which award"), or, with
+    `the_that`, between "the" and "that" ("the award that X received")?"""
+    return any(w in nouns and i > 0 and (words[i - 1] in ("which", "what")
+                                         or the_that and words[i - 1] == "the" and words[i + 1:i + 2] == ["that"])
+               for i, w in enumerate(words))
 
 
 def asks_award(question: str) -> bool:
     """Does the question ask for an award: "award" (or prize, medal) right after "which" or
     "what", or "the award that ..."?"""
-    words = tokenize(question)
-    nouns = cues().award_nouns
-    return any(w in nouns and i > 0 and (words[i - 1] in ("which", "what")
-                                         or words[i - 1] == "the" and words[i + 1:i + 2] == ["that"])
-               for i, w in enumerate(words))
+    return _asked_noun(tokenize(question), cues().award_nouns, the_that=True)
 
 
 def awards_in(quote: str) -> list[tuple[str, float]]:
@@ -88,8 +109,7 @@ _CENTURY = re.compile(r"\b(?:(?:early|mid|late)[- ])?(\d{1,2}(?:st|nd|rd|th))[- 
 
 def asks_century(question: str) -> bool:
     """"... developed during which century?": a century, not a name or a year, answers it."""
-    words = tokenize(question)
-    return any(w == "century" and i > 0 and words[i - 1] in ("which", "what") for i, w in enumerate(words))
+    return _asked_noun(tokenize(question), frozenset({"century"}))
 
 
 def centuries_in(quote: str) -> list[tuple[str, float]]:
@@ -104,6 +124,10 @@ def asks_cause(question: str) -> bool:
     words = tokenize(question)
     low = f" {' '.join(words)} "
     return any(f" {c} " in low for c in cues().cause_cues) or ("why" in words and "die" in words)
+
+
+_DIED_THEN_CAUSE = re.compile(r"\bdied\b(?:\s+[\w,]+){0,5}?\s+(?:of|from)\s+", re.IGNORECASE)
+"""A death and its cause a few words apart: "died on August 2, 2015 from ..."."""
 
 
 def causes_in(quote: str) -> list[tuple[str, float]]:

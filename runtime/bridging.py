@@ -6,7 +6,8 @@ the next hop should read about. `rank_bridge_candidates` scores names by the evi
 that mentions them (anchor articles first), by whether the searches returned an article of
 that title, and by how close the name stands to the question's relation words
 ("directed by", "the son of"). `focus_terms` serves the same matching; whether a page or a
-card is about an entity at all is `citeloop.runtime.entity_titles`'.
+card is about an entity at all is `citeloop.runtime.entity_titles`'. The parents a sentence
+names are read here too (`parents_named`, `parent_slot`, `own_parentage`).
 """
 
 from __future__ import annotations
@@ -259,6 +260,18 @@ _PARENTS_SERIAL = re.compile(r"\b" + _KIN_OF + r"\s+(?P<first>[A-Z][^,;()]*,\s+[
                              r"\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")
 """The parents parted by a comma's "and" when the father's style holds an "and" of its own:
 "the son of Gozlin, Count of Bidgau and Methingau, and Oda of Metz"."""
+
+
+_OWN_PARENT = re.compile(r"\b(?:(?:son|daughter|child|heir)\s+of|(?:his|her|their)\s+(?:father|mother))\b",
+                         re.IGNORECASE)
+_MARRIAGE_WORD = re.compile(r"\b(?:married|marriage|marry|wife|husband|widow|widower|consort|spouse)\b", re.IGNORECASE)
+
+
+def own_parentage(quote: str) -> bool:
+    """Does the sentence name its subject's parents: a "son of" (daughter, child, heir) or a "her
+    father" with no word of marriage before it? After one, the parents are the spouse's."""
+    child = _OWN_PARENT.search(quote)
+    return child is not None and _MARRIAGE_WORD.search(quote, 0, child.start()) is None
 
 
 @memo("bridging.parents_named", maxsize=1 << 14)

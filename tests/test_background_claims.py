@@ -12,7 +12,7 @@ import pytest
 from llm_scripts import card, claim_of
 from test_answer import FILLER, _kit
 
-from citeloop.runtime.answer_hops import slot_terms
+from citeloop.runtime.answer_slots import slot_terms
 from citeloop.runtime.answer_spans import best_span
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink

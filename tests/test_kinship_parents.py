@@ -77,7 +77,7 @@ def test_one_parent_named_after_what_she_was() -> None:
     ("His wife's father was a geographer.", False),
 ])
 def test_a_sentence_names_its_own_subjects_parents(quote: str, own: bool) -> None:
-    from citeloop.runtime.answer_hops import own_parentage
+    from citeloop.runtime.bridging import own_parentage
     assert own_parentage(quote) is own
 
 
