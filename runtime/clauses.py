@@ -73,7 +73,7 @@ def after_bridge(text: str) -> str:
 _PLACED = "located|situated|based|set|found|headquartered"
 _PARTICIPLES = "born|held|made|built|known|shot|written|sung|taken|given|fought|won|seen|run"
 _CLAUSE_END = re.compile(
-    rf"^(?P<clause>(?:where|that|which)\s+(?!(?:is|was|are|were|has|have|had)\b)[^,]+?\s(?:is|was|are|were)"
+    rf"^(?P<clause>(?:where|that|which)\s+(?!(?:is|was|are|were|has|have|had)\b)[^,]+?\s(?:is|was|are|were|will\s+be)"
     rf"(?:\s+(?:{_PLACED}|{_PARTICIPLES}))?)"
     rf"\s*,?\s+(?P<rest>(?!(?:in|on|at|of|to|by|for|from|with|near|during|along|a|an|the|as|"
     rf"{_PLACED}|{_PARTICIPLES})\b)(?![a-z]+ed\b)[a-z].*)$",
@@ -81,15 +81,55 @@ _CLAUSE_END = re.compile(
 )
 
 
-def split_clause_end(clause: str) -> tuple[str, str]:
+# A head that inverts its auxiliary before its subject ("When was the country", "What did the
+# individual") has not said its own verb yet: the clause after it ends where that verb stands.
+_INVERTED_HEAD = re.compile(
+    r"^(?:when|where|what|how|why|who|whom|which)\b(?:\s+[a-z]+){0,2}?\s+(?P<aux>did|does|do|was|were|is|are)"
+    r"\s+(?:the|a|an)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}$", re.IGNORECASE)
+# The outer verb right after a name the clause ends with: "that produced Fist Power [taken by
+# the British]", "who prepared "the Grand Model" [use as a basis for ...]".
+_AFTER_NAME = re.compile(r"(?:\b[A-Z0-9][\w'.-]*|[\"\u201d)])\s+(?P<verb>[a-z][a-z-]*)\b")
+
+
+def _outer_verb_end(clause: str, aux: str) -> int | None:
+    """Where the outer question's own verb starts in `clause`, or None: the first lower-case
+    word right after a name that is a passive participle when the head's auxiliary is a form
+    of "be" ("taken by", "founded" at the end) or a bare verb when it is "do" ("use",
+    "leave"); prepositions, articles and auxiliaries belong to the clause ("Fist Power in 2000")."""
+    be = aux.lower() in ("was", "were", "is", "are")
+    for match in _AFTER_NAME.finditer(clause):
+        verb = match.group("verb")
+        if verb in STOPWORDS or verb in _CLAUSE_WORDS:
+            continue
+        # "-ed" is a participle only where a passive stands: at the end or before "by"
+        # ("founded", "taken by"); "James Hetfield responded to" is the clause's own past verb
+        after = clause[match.end():].split()[:1]
+        participle = verb in _PARTICIPLES.split("|") or (
+            verb.endswith(("ed", "en")) and after in ([], ["by"]))
+        if (participle if be else not verb.endswith(("ed", "ing", "s"))):
+            return match.start("verb")
+    return None
+
+
+_CLAUSE_WORDS = frozenset("and or but nor then than who whom whose which that where when".split())
+
+
+def split_clause_end(clause: str, head: str = "") -> tuple[str, str]:
     """(the clause, the words after its end that belong to the outer question): "where
     Greenfield-Central High is stop selling booze" -> ("where Greenfield-Central High is",
     "stop selling booze"); (clause, "") when the clause runs to the end ("where the Bubye
-    River is found", "that Jiménez is a part")."""
+    River is found", "that Jiménez is a part"). After a `head` that inverts its auxiliary
+    ("When was the country"), the outer verb after the clause's name ends it too: "that
+    produced Fist Power taken by the British" -> ("that produced Fist Power", "taken by the
+    British")."""
     match = _CLAUSE_END.match(clause)
-    if match is None:
+    if match is not None:
+        return match.group("clause"), match.group("rest")
+    inverted = _INVERTED_HEAD.match(head.strip())
+    start = _outer_verb_end(clause, inverted.group("aux")) if inverted else None
+    if start is None:
         return clause, ""
-    return match.group("clause"), match.group("rest")
+    return clause[:start].rstrip(" ,"), clause[start:]
 
 
 @cache

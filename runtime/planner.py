@@ -258,7 +258,7 @@ class RulePlanner:
             clauses.append(clause)
         clauses = clauses[: self.settings.max_hops - 1]
         if clauses:
-            clauses[-1], outer = split_clause_end(clauses[-1])
+            clauses[-1], outer = split_clause_end(clauses[-1], head)
             return self._clause_chain(question, head, clauses, entities, outer)
         entity_terms = {t for e in entities for t in content_terms(e)}
         # The noun the question word asks for ("which actress") names the answer, not a relation.

@@ -256,11 +256,17 @@ def _capitalised_runs(text: str) -> list[tuple[int, str]]:
     return [r for r in runs if r[1]]
 
 
+_SENTENCE_ADVERB = re.compile(r"[A-Z][a-z]{3,}(?:al|ent|ant|ous|ive|ate|ular|ing|ed|ful)ly")
+"""A sentence-opening adverb by its ending ("Currently a solo artist, he ...", "Originally",
+"Subsequently"): grammar, not a name. Names that end in "ly" do not end so ("Italy", "Kelly",
+"Donnelly", "Beverly")."""
+
+
 def _clean_run(text: str, run: list[re.Match[str]]) -> tuple[int, str]:
-    # A capitalised stopword at a sentence start ("The", "Who", "Are") is grammar, not a
-    # name; elsewhere a lone stopword ("I") is not a name either.
+    # A capitalised stopword or adverb at a sentence start ("The", "Who", "Currently") is
+    # grammar, not a name; elsewhere a lone stopword ("I") is not a name either.
     if _at_sentence_start(text, run[0].start()):
-        while run and run[0].group(0).lower() in STOPWORDS:
+        while run and (run[0].group(0).lower() in STOPWORDS or _SENTENCE_ADVERB.fullmatch(run[0].group(0))):
             run = run[1:]
     while run and run[-1].group(0).lower() in CONNECTORS:
         run = run[:-1]

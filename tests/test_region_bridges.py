@@ -42,6 +42,35 @@ def test_a_clause_ends_at_its_own_verb_is(clause: str, split: tuple[str, str]) -
     assert split_clause_end(clause) == split
 
 
+@pytest.mark.parametrize(("head", "clause", "split"), [
+    # the head inverts its auxiliary, so its own verb comes after the clause's last name
+    ("When was the country", "that produced Iron Lotus taken by the Danes",
+     ("that produced Iron Lotus", "taken by the Danes")),
+    ("When was the company", "that published The Dorn Ledger founded",
+     ("that published The Dorn Ledger", "founded")),
+    ("What did the individual", 'who prepared "the Calder Charter" use as a basis for his beliefs',
+     ('who prepared "the Calder Charter"', "use as a basis for his beliefs")),
+    ("When did the city", "where the next Tessaly Games will be held fall",
+     ("where the next Tessaly Games will be held", "fall")),
+    # what follows the name belongs to the clause: a preposition, or a past verb of its own
+    ("When was the country", "that produced Iron Lotus in 2000", ("that produced Iron Lotus in 2000", "")),
+    ("Which city was the band", "when singer Ash Dorn responded to an advertisement",
+     ("when singer Ash Dorn responded to an advertisement", "")),
+    # a head with its own verb asks nothing after the clause
+    ("Who directed the film", "that starred Ash Dorn won awards", ("that starred Ash Dorn won awards", "")),
+])
+def test_a_clause_ends_where_an_inverted_head_puts_its_verb(head: str, clause: str, split: tuple[str, str]) -> None:
+    assert split_clause_end(clause, head) == split
+
+
+def test_the_outer_verb_after_the_clause_is_asked_by_the_answer_hop() -> None:
+    plan = RulePlanner().plan("When was the country that produced Iron Lotus taken by the Danes?")
+    first, answer = plan.sub_questions
+    assert first.finds == "country"
+    assert "danes" not in first.search_query and "taken" not in first.search_query
+    assert answer.search_query.startswith("{sq1}") and "danes" in answer.search_query
+
+
 def test_the_words_after_the_clause_are_asked_by_the_answer_hop() -> None:
     plan = RulePlanner().plan("What time does the state where Brenholt High is stop selling beer?")
     first, answer = plan.sub_questions

@@ -82,3 +82,13 @@ def test_numbers_in_any_digits_are_not_terms_but_words_after_them_are() -> None:
     # Arabic-Indic digits are decimal digits (`\d`), as 12,5 is; "3rd" keeps its word part.
     assert tokenize("٣٤ apples 12,5 3rd") == ["٣٤", "apples", "12,5", "3", "rd"]
     assert content_terms("٣٤ apples 12,5 3rd") == ["appl", "rd"]
+
+
+def test_entity_spans_sentence_opening_adverb_is_not_a_name():
+    # "Currently" opened a sentence and became a report's answer; names ending in "ly" stay.
+    assert entity_spans("Currently a solo artist, he founded the band Porcupine Vale.") == ["Porcupine Vale"]
+    assert entity_spans("Subsequently, Beverly Hills grew. Originally, Kelly Donnelly sang.") == [
+        "Beverly Hills", "Kelly Donnelly"]
+    assert entity_spans("Italy is a country. Emily sang.") == ["Italy", "Emily"]
+    # only at a sentence's start: inside a sentence a capitalised word is a name's
+    assert entity_spans("The ship Gracefully sank.") == ["Gracefully"]
