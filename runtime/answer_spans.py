@@ -32,6 +32,7 @@ from citeloop.runtime.answer_slots import (
 from citeloop.runtime.bridging import (
     CALENDAR_WORDS,
     KIND_WEIGHT,
+    LEADING_ARTICLES,
     REGNAL_NUMBER,
     kind_nearness,
     names_title,
@@ -41,6 +42,7 @@ from citeloop.runtime.bridging import (
     subject_aliases,
     term_positions,
 )
+from citeloop.runtime.clauses import asked_noun
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
@@ -55,6 +57,7 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
 from citeloop.runtime.text import (
+    STOPWORDS,
     content_terms,
     entity_spans,
     fold_accents,
@@ -70,6 +73,19 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
     the relative "where" of "the airport in the city where WILM broadcasts" asks no place."""
     low = f" {' '.join(tokenize(_RELATIVE_CLAUSE.sub(' ', _without_names(question))))} "
     return any(f" {p} " in low for p in phrases)
+
+
+@lru_cache(maxsize=1 << 12)
+def asks_place(question: str) -> bool:
+    """Does the question ask for a place ("where", "what city", "the birthplace of X")? Not when
+    its question word asks for another kind of thing and the place is a step of its chain: "Of
+    what church is the Diocese of the birthplace of X?" asks for a church, "What kind of plane
+    dropped the bomb on X's birthplace?" for a plane."""
+    if not has_phrase(question, cues().place_cues):
+        return False
+    noun = asked_noun(question)
+    return not noun or noun == "place" or noun in cues().region_nouns | cues().town_nouns \
+        or has_phrase(question, ("where",))
 
 
 _RELATIVE_CLAUSE = re.compile(r"(?<=[a-z])\s+(?:where|when)\b(?=\s+[^\s?])")
@@ -129,6 +145,13 @@ def _nearness(sentence: str, start: int, relation: set[str]) -> float:
     return 1.0 / (1 + gap)
 
 
+def _name_words(name: str) -> list[str]:
+    """A name's words less a leading article: "The Hague" is a name of one word, "Artatama I"
+    one of two."""
+    words = tokenize(name)
+    return words[1:] if len(words) > 1 and words[0] in LEADING_ARTICLES else words
+
+
 def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_words: bool = True,
                 of_kind: bool = False) -> bool:
     """Is the name the question's own subject (or no name at all)? By its words (half of them
@@ -139,7 +162,10 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
     tokens = tokenize(name)
     if not tokens or name.isdigit() or name.lower() in CALENDAR_WORDS:
         return True
-    if by_words and sum(t in question_tokens for t in tokens) / len(tokens) >= 0.5 \
+    # by its own words: "of" and "the" stand in every question ("Province of Canada of the
+    # Anglican Church of Canada" shares only "church" with "Of what church is ...?")
+    words = [t for t in tokens if t not in STOPWORDS] or tokens
+    if by_words and sum(t in question_tokens for t in words) / len(words) >= 0.5 \
             and not _relative_of(tokens, subjects, question_tokens):
         return True
     folded = fold_accents(name).lower()
@@ -268,7 +294,7 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         return bool(reader(quote))  # a century, a cause, an award or a role, not a name
     if kind == "entity" and has_phrase(question, cues().origin_cues) and countries_named(quote):
         return True  # "What nationality ...?" is stated by "a Swedish film director", not the word
-    if kind == "entity" and has_phrase(question, cues().place_cues):
+    if kind == "entity" and asks_place(question):
         role = asked_life(question)
         # A life's brackets place a birth or a death without the word: "(14 June 1792,
         # Kirchheimbolanden - 20 August 1839, Bad Kissingen)".
@@ -282,7 +308,7 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         return bool(number_mentions(quote))
     if kind == "entity" and asks_institution(question):
         return re.search(r"\b" + INSTITUTION_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
-    if kind == "entity" and has_phrase(question, cues().place_cues):
+    if kind == "entity" and asks_place(question):
         return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
     return True
 
@@ -367,7 +393,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     role = asked_life(question)
     lead = slot_lead(question)
     typed = typed_reader(question)
-    person = has_phrase(question, ("who", "whom")) and not has_phrase(question, cues().place_cues)
+    person = has_phrase(question, ("who", "whom")) and not asks_place(question)
     subject_keys = {fold_accents(s).lower() for s in subjects if s}
     found: dict[str, Found] = {}
     for rank, (claim, card) in enumerate(sentences):
@@ -397,7 +423,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 after = after_lead(quote, lead)
                 if after:
                     candidates.append((after, 1.0 + SLOT_LEAD))
-            place, origin = has_phrase(question, cues().place_cues), has_phrase(question, cues().origin_cues)
+            place, origin = asks_place(question), has_phrase(question, cues().origin_cues)
             institution = asks_institution(question)
             place = place and not institution
             aliases = subject_aliases(quote)
@@ -423,7 +449,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 name, level = place_level(quote, name, finds, place and not origin)
                 # a name of the asked kind by its form says the asked word itself ("... Airport")
                 near = 1.0 if of_kind else proximity(quote, name, relation)
-                score = near + 0.3 * (len(tokenize(name)) > 1) + level \
+                score = near + 0.3 * (len(_name_words(name)) > 1) + level \
                     + KIND_WEIGHT * max(kind_nearness(quote, name, finds),
                                         float(described_as(name, finds, described or {})))
                 if slot is not None:

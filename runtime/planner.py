@@ -185,7 +185,8 @@ class RulePlanner:
                     depends_on=depends,
                     expected_claims=[f"States the {rel} of {subject}"],
                     # a place step ("the country where X was a citizen") looks for a name of its kind
-                    finds=rel if rel in PLACE_KINDS and not is_attribute else "",
+                    # (a birthplace is a town: "born in Fredericton, New Brunswick")
+                    finds="" if is_attribute else rel if rel in PLACE_KINDS else "city" if rel == "birthplace" else "",
                 ))
                 previous = sid
         if len(axes) == 1:

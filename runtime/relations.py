@@ -246,7 +246,8 @@ PLACE_STEPS = {"country": "country", "city": "city", "state": "state", "continen
 X"), as the relation step that finds them."""
 PLACE_KINDS = frozenset({"country", "city", "state", "continent"})
 """The place steps whose hop looks for a name of that kind (its `finds`); a birthplace hop
-reads the place from the biography's words for a birth."""
+looks for a town (the planner gives it "city": "born in Fredericton, New Brunswick" is
+Fredericton's birth, not the province's)."""
 _PLACE_AROUND = re.compile(r"\b(?:the\s+)?(?P<noun>country|city|state|continent|birthplace|birth\s+place|place\s+of\s+birth)"
                            r"\s+(?:of|where|in\s+which|in|that)\s*\Z", re.IGNORECASE)
 """The place a relation phrase is wrapped in: "the country where " before "the composer of X"."""

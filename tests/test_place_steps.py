@@ -29,7 +29,7 @@ from citeloop.trajectories.runfile import MemorySink
     ("Who was in charge of the country where the composer of Vela Song was a citizen?",
      ["Vela Song composer", "{sq1} country", "{sq2} charge citizen"], ["", "country", ""]),
     ("What is the main airport in birth place of the director of Gull Point?",
-     ["Gull Point director", "{sq1} birthplace", "{sq2} main airport"], ["", "", ""]),
+     ["Gull Point director", "{sq1} birthplace", "{sq2} main airport"], ["", "city", ""]),  # a birthplace is a town
     # the place is all that is asked: no hop of its own
     ("Where was the place of death of the director of film Gull Point?",
      ["Gull Point director", "{sq1} place death"], ["", ""]),

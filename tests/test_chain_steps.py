@@ -1,0 +1,69 @@
+"""A chain step inside a question is no question word of its own: "Of what church is the Diocese
+of the birthplace of X?" asks for a church (the birthplace is a step, and a town: "born in
+Calder, New Tessaly"), and a name's "of" and "the" are no words it shares with the question.
+
+The corpus is hand-made: the expected names are read off the page text."""
+
+from __future__ import annotations
+
+import pytest
+from test_answer import _answer
+
+from citeloop.runtime.answer_spans import _is_subject, asks_place
+from citeloop.runtime.planner import RulePlanner
+from citeloop.runtime.text import tokenize
+
+PAGES = {
+    "Tessa Marlow": "Tessa Marlow (born 3 May 1950, in Calder, New Tessaly) is a retired hockey winger. "
+                    "She played nine seasons for the Calder Hawks.",
+    "Diocese of Calder": "The Diocese of Calder is a diocese of the Ecclesiastical Province of Tessaly of "
+                         "the Dornish Church of Tessaly. Its first bishop was Ivo Brant.",
+    "Calder City Hall": "The Calder City Hall is the meeting place of the city council in Calder, New Tessaly. "
+                        "It was built in 1876.",
+    "New Tessaly": "New Tessaly is a province on the east coast. Its capital is Calder.",
+    # what the search for the whole question reads before the diocese's page
+    "Tessa Marlow Trophy": "The Tessa Marlow Trophy is given to the best winger of the year. "
+                           "Tessa Marlow handed it out in a church hall.",
+    "Birthplace (film)": "Birthplace is a 1999 film about a church choir. It is set in Tessaly.",
+}
+
+
+def test_a_birthplace_step_looks_for_a_town() -> None:
+    plan = RulePlanner().plan("Of what church is the Diocese of the birthplace of Tessa Marlow?")
+    first, answer = plan.sub_questions
+    assert first.search_query == "Tessa Marlow birthplace"
+    assert first.finds == "city"
+    assert answer.finds == ""
+
+
+@pytest.mark.parametrize(("question", "place"), [
+    ("Of what church is the Diocese of the birthplace of Tessa Marlow?", False),
+    ("What kind of plane flew over Tessa Marlow's birthplace?", False),
+    ("What is the place of birth of Tessa Marlow?", True),
+    ("Where did the composer of Dorn Song die?", True),
+    ("In what county is the birthplace of Tessa Marlow?", True),
+    ("Who founded the Dornish Church?", False),
+])
+def test_a_place_is_asked_only_when_the_question_word_asks_for_one(question: str, place: bool) -> None:
+    assert asks_place(question) is place
+
+
+def test_a_name_shares_only_its_own_words_with_the_question() -> None:
+    question = set(tokenize("Of what church is the Diocese of the birthplace of Tessa Marlow?"))
+    name = "Ecclesiastical Province of Tessaly of the Dornish Church of Tessaly"
+    assert not _is_subject(name, ["Calder"], question)  # only "church" of its own words is asked
+    assert _is_subject("Diocese of Calder", ["Calder"], question)
+
+
+def test_the_church_of_the_birthplace_is_answered() -> None:
+    answer = _answer("Of what church is the Diocese of the birthplace of Tessa Marlow?", PAGES)
+    assert answer.text is not None and "Dornish Church of Tessaly" in answer.text
+    assert "New Tessaly" not in answer.text
+
+
+def test_a_leading_article_makes_no_name_longer() -> None:
+    # a name of several words scores over one of one word; "The Hague" is one word, "Artatama I" two
+    from citeloop.runtime.answer_spans import _name_words
+    assert _name_words("The Hague") == ["hague"]
+    assert _name_words("Artatama I") == ["artatama", "i"]
+    assert _name_words("The") == ["the"]
