@@ -142,6 +142,7 @@ class HopResolution:
             if all(self.states[d].status == "satisfied" for d in state.sq.depends_on):
                 fills: dict[str, str] = {}
                 candidates: list[str] = []
+                asked_kind: list[str] = []  # bridge names a hop asking for a country found: the topic itself
                 for dep in state.sq.depends_on:
                     ranked = self._bridge_evidence(dep)[:FOLLOW_OPTIONS]
                     names = leading_names(ranked, self.states[dep].sq.finds)
@@ -149,13 +150,17 @@ class HopResolution:
                     self.resolved.setdefault(dep, followed[0] if followed else "")
                     fills[dep] = " ".join(followed)
                     candidates += followed
+                    if self.states[dep].sq.finds in ("country", "nation"):
+                        asked_kind += followed
                     if len(state.sq.depends_on) == 1:
                         # Should the hop fail, each name not searched yet is followed alone.
                         top = [name for name, _, _ in ranked[:BRIDGE_LEADS]]
                         state.leads = [n for n in top if n not in followed] if len(followed) == 1 else followed[1:]
                 query = SLOT.sub(lambda m: fills.get(m.group(1), ""), state.sq.search_query)
                 state.query = " ".join(query.split())
-                state.entities = specific_topic(list(dict.fromkeys([*candidates, *state.entities])))
+                # (a country is on every other page, but the country a hop asked for is its topic)
+                topic = specific_topic(list(dict.fromkeys([*candidates, *state.entities])))
+                state.entities = list(dict.fromkeys([*(n for n in asked_kind if n not in topic), *topic]))
                 self._set_status(state, "pending", f"dependencies answered: {fills}", resolved_query=state.query)
 
     def _bridge_evidence(self, sid: str) -> list[tuple[str, float, EvidenceCard]]:
@@ -215,15 +220,18 @@ class HopResolution:
         cards = self._usable_cards(state.sq.id)
         titles = {fold_accents(card.title) for card in cards}
         other_parent = self._other_parent(dep)
+        asked = {e.lower() for e in self.plan.entities}
         for name in state.entities:
-            if name in other_parent:
-                continue  # "the son of John and Elizabeth Dickens": the hop asked for the father
+            if name in other_parent or name.lower() in asked:
+                continue  # "the son of John and Elizabeth Dickens": the hop asked for the father;
+                # a name the question gives is no bridge ("CARICOM", of "a member of CARICOM")
             if any(names_title(title, {fold_accents(name).lower()}) for title in titles):
                 self.resolved[dep] = name
                 return
         for card in sorted(cards, key=lambda c: -c.grade.relevance):
             text = fold_accents(f"{card.title} {card.quote}").lower()
-            named = [e for e in state.entities if fold_accents(e).lower() in text and e not in other_parent]
+            named = [e for e in state.entities if fold_accents(e).lower() in text and e not in other_parent
+                     and e.lower() not in asked]
             if named:
                 self.resolved[dep] = named[0]
                 return

@@ -8,6 +8,8 @@ B"; countries are compared by country."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from citeloop.runtime.answer_hops import answer_kind
 from citeloop.runtime.answer_spans import states_kind
@@ -148,6 +150,7 @@ class _Hops(HopResolution):
         sq1 = SubQuestion(id="sq1", axis="a1", question="Who was the father?", search_query="Hermann father",
                           stop_condition="one source")
         self.states = {"sq1": SubQuestionState(sq=sq1, status="satisfied", query="Hermann father", entities=[])}
+        self.plan = SimpleNamespace(entities=["Hermann"])  # the question's own names are no bridge
 
     def _usable_cards(self, sid: str) -> list:
         return self.cards
