@@ -166,12 +166,20 @@ def life_span(sentence: str) -> float | None:
     return years
 
 
+_NOT_A_COUNT = re.compile(r"(?:st|nd|rd|th)\b|\s*[°′″]")
+"""After a number: an ordinal's suffix (a rank) or a degree or minute sign (a coordinate)."""
+
+
 def number_mentions(sentence: str) -> list[Mention]:
+    """The counts and amounts a sentence states, by token position: not a rank ("Ranked 35th",
+    "the 3rd largest"), which orders things and counts none of them, nor a coordinate ("102 ° 3 ′ W")."""
     out = []
     for n in extract_numbers(sentence):
         try:
             value = float(n.value)
         except ValueError:
+            continue
+        if _NOT_A_COUNT.match(sentence, n.span[1]):
             continue
         out.append(Mention(n.raw, len(tokenize(sentence[: n.span[0]])), (value,)))
     return out

@@ -1,6 +1,8 @@
 """A chain step inside a question is no question word of its own: "Of what church is the Diocese
 of the birthplace of X?" asks for a church (the birthplace is a step, and a town: "born in
 Calder, New Tessaly"), and a name's "of" and "the" are no words it shares with the question.
+A rank ("Ranked 35th") or a coordinate ("102 ° 3 ′ W") in an infobox is no count the
+question's number can be.
 
 The corpus is hand-made: the expected names are read off the page text."""
 
@@ -67,3 +69,17 @@ def test_a_leading_article_makes_no_name_longer() -> None:
     assert _name_words("The Hague") == ["hague"]
     assert _name_words("Artatama I") == ["artatama", "i"]
     assert _name_words("The") == ["the"]
+
+
+def test_a_rank_or_a_coordinate_counts_nothing() -> None:
+    from citeloop.runtime.mentions import number_mentions
+    text = "Longitude 94 ° 35 ′ W to 102 ° 3 ′ W Population Ranked 35th Total 2,913,123 (2017 est.), the 3rd largest"
+    assert [m.text for m in number_mentions(text)] == ["2,913,123", "2017"]
+    assert [m.text for m in number_mentions("It has 35 members and 12 seats.")] == ["35", "12"]
+
+
+def test_the_population_is_the_count_not_its_rank() -> None:
+    pages = {"Tessaly (state)": "State of Tessaly Capital Calder Area Ranked 15th Total 82,278 sq mi Longitude 94 ° 35 ′ W "
+                                "to 102 ° 3 ′ W Population Ranked 35th Total 2,913,123 (2017 est.)"}
+    answer = _answer("What is the population of Tessaly?", pages)
+    assert answer.text == "2,913,123"
