@@ -175,7 +175,16 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
         # the parent's whole name may hold a part of the child's ("Count of Dreux" of "Robert
         # I, Count of Dreux"): only a name inside a subject's is that subject
         return any(folded in fold_accents(s).lower() for s in subjects if s)
-    return any(folded in fold_accents(s).lower() or fold_accents(s).lower() in folded for s in subjects if s)
+    return any(folded in own or (own in folded and not _named_after(folded, own))
+               for own in (fold_accents(s).lower() for s in subjects if s))
+
+
+def _named_after(name: str, subject: str) -> bool:
+    """Is `name` (folded) another entity named after `subject`: the subject's name, then two
+    words or more without a comma ("Windhoek Country Club Resort" after "Windhoek"; not
+    "Gerard III, Count of Guelders" after "Gerard III", which is Gerard III)?"""
+    rest = name[len(subject):]
+    return name.startswith(f"{subject} ") and "," not in rest and len(rest.split()) >= 2
 
 
 def _relative_of(tokens: list[str], subjects: list[str], question_tokens: set[str]) -> bool:

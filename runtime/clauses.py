@@ -27,9 +27,12 @@ ASKED = re.compile(r"\b(what|which|who|whom|whose|when|where|how)\b", re.IGNOREC
 def asked_noun(text: str) -> str:
     """The noun a question word asks for: "on what station" -> "station", "which California
     city" -> "city" (names are skipped), "what crime family" -> "family", "what is the name of
-    the airport" -> "airport", "what is the population of" -> "population"; "" for "what is a ..."."""
+    the airport" -> "airport", "what is the population of" -> "population", "what is the most
+    popular hotel in" -> "hotel"; "" for "what is a ..."."""
     # "What is the name of the airport ..." asks for an airport, as "what airport" does.
-    match = re.search(r"\b(?:what|which)\s+(?:(?:is|was|are|were)\s+the\s+(?:name\s+of\s+(?:the\s+)?|(?=\w+\s+of\b)))?"
+    # "What is the most popular hotel in ..." asks for a hotel: the noun before the preposition.
+    match = re.search(r"\b(?:what|which)\s+(?:(?:is|was|are|were)\s+the\s+(?:name\s+of\s+(?:the\s+)?|(?=\w+\s+of\b)"
+                      r"|(?:most\s+)?(?=(?:[a-z]+\s+){0,2}[a-z]+\s+(?:of|in|at|on|for|near)\b)))?"
                       r"([^?,;:()]+)", text, re.IGNORECASE)
     if match is None:
         return ""

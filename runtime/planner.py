@@ -12,10 +12,9 @@ any search (seed 3.6); a plan that fails it is an error with reasons, never a si
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import Protocol
 
-from citeloop.runtime.clauses import (  # noqa: F401 - after_bridge, split_clause_end: part of this API
+from citeloop.runtime.clauses import (
     ASKED,
     RELATIVE,
     after_bridge,
@@ -26,40 +25,32 @@ from citeloop.runtime.clauses import (  # noqa: F401 - after_bridge, split_claus
 )
 from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.countries import is_country_word
-from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
+from citeloop.runtime.relation_plans import (  # noqa: F401 - ASSUMPTIONS, attribute_question: part of this API
+    ASSUMPTIONS,
+    attribute_question,
+    relation_chain_plan,
+)
 from citeloop.runtime.relations import (
-    PLACE_KINDS,
-    RelationPath,
     both_and_options,
     either_or_options,
     relation_path,
 )
-from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, name_in_context, regex, tokenize
+from citeloop.runtime.text import (
+    STOPWORDS,
+    content_terms,
+    entity_spans,
+    name_in_context,
+    regex,
+    tokenize,
+)
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
-
-
-@cache
-def _attribute_questions() -> dict[str, str]:
-    return dict(read_data_yaml("attribute_questions.yaml"))
-
-
-def attribute_question(attribute: str, subject: str) -> str:
-    """The sub-question that asks for an attribute of `subject`, as a person would ask it
-    (`runtime/data/attribute_questions.yaml`): "born" -> "When and where was X born?"."""
-    template = _attribute_questions().get(attribute)
-    return template.format(x=subject) if template else f"What does the corpus say about {subject}: {attribute}?"
 
 COMPARISON_CUES = re.compile(
     r"\b(both|same|either|older|younger|earlier|later|first|more|less|fewer|larger|smaller|"
     r"longer|shorter|higher|lower|bigger|taller|closer|farther)\b",
     re.IGNORECASE,
 )
-ASSUMPTIONS = [
-    "Each named entity refers to its most prominent referent in the corpus.",
-    "Dates and time phrases in the question are taken as stated; no 'now' is assumed.",
-    "Only the configured corpus is searched: absence there is not evidence of absence.",
-]
 
 
 class QuestionError(ValueError):
@@ -120,6 +111,12 @@ def _words(text: str) -> str:
     return " ".join(t for t in tokenize(text) if t not in STOPWORDS)
 
 
+_POSSESSED = regex(rf"(?P<name>(?:[A-Z][\w.'-]*\s+)*?[A-Z][\w.-]*)'s\s+(?P<phrase>(?:birth\s+|home\s+)?"
+                   rf"(?P<kind>{kind_nouns()})(?:\s+of\s+(?:birth|death|origin))?)\b")
+"""A name's possessive of a kind of place or organisation: "Damerjog's country", "Gisvi's city
+of birth", "Peter Bonetti's team"."""
+
+
 class RulePlanner:
     name = "rule"
     version = "1"
@@ -134,7 +131,7 @@ class RulePlanner:
         named = _names(body)
         path = relation_path(question)
         if path is not None:
-            plan = self._relation_chains(question, path, entities)
+            plan = relation_chain_plan(question, path, entities, self.settings)
         elif self._is_comparison(body, named):
             plan = self._comparison(question, body, named, entities)
         else:
@@ -153,61 +150,6 @@ class RulePlanner:
         # "Which singer is American, Mark King or Nick Hexum?" compares without a cue word.
         either_or = regex(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1])).search(body) is not None
         return joined and yes_no and (COMPARISON_CUES.search(body) is not None or either_or)
-
-    def _relation_chains(self, question: str, path: RelationPath, entities: list[str]) -> Plan:
-        """One chain of hops per base entity: its article, then one article per relation step,
-        then (when the question asks something of the last entity) that entity's attribute."""
-        subs: list[SubQuestion] = []
-        axes: list[Axis] = []
-        for b, base in enumerate(path.bases):
-            aid = f"a{b + 1}"
-            axes.append(Axis(id=aid, title=base if len(path.bases) > 1 else f"{base} and its {path.relation_text}"))
-            previous: str | None = None
-            steps = [(rel, False) for rel in path.relations] + ([(path.attribute, True)] if path.attribute else [])
-            if len(steps) == 1:
-                # "Who is X's mother?": the answer's own article is the second hop.
-                steps.append(("article", True))
-            for rel, is_attribute in steps:
-                sid = f"sq{len(subs) + 1}"
-                if previous is None:
-                    query, subject, depends = f"{base} {rel}", base, []
-                else:
-                    words = "" if rel == "article" else f" {rel}"
-                    query, subject, depends = f"{{{previous}}}{words}", f"{{{previous}}}", [previous]
-                asked = attribute_question(rel, subject) if is_attribute else f"Who or what is the {rel} of {subject}?"
-                subs.append(SubQuestion(
-                    need=self.settings.sources_needed,
-                    id=sid,
-                    axis=aid,
-                    question=asked,
-                    search_query=query,
-                    stop_condition=f"one independent source about {subject} that states its {rel}",
-                    depends_on=depends,
-                    expected_claims=[f"States the {rel} of {subject}"],
-                    # a place step ("the country where X was a citizen") looks for a name of its kind
-                    # (a birthplace is a town: "born in Fredericton, New Brunswick")
-                    finds="" if is_attribute else rel if rel in PLACE_KINDS else "city" if rel == "birthplace" else "",
-                ))
-                previous = sid
-        if len(axes) == 1:
-            # Two axes at least: the chain itself, and the answer it leads to.
-            axes.append(Axis(id="a2", title="Answer"))
-            subs[-1] = subs[-1].model_copy(update={"axis": "a2"})
-            if len(subs) == 1:
-                axes.pop()
-        return Plan(
-            question=question,
-            question_type="comparison" if len(path.bases) > 1 else "bridge",
-            scope_in=[*path.bases, f"their {path.relation_text}", path.attribute or "the entity the relation leads to"],
-            scope_out=["other people or works with similar names", "opinions", "events after the corpus cut-off"],
-            axes=axes,
-            sub_questions=subs,
-            premises=[Premise(id=f"p{i + 1}", text=f"{base} has a {path.relation_text} recorded in the corpus",
-                              subq=subs[0].id if i == 0 else next(s.id for s in subs if s.axis == f"a{i + 1}"))
-                      for i, base in enumerate(path.bases)],
-            assumptions=ASSUMPTIONS,
-            entities=list(dict.fromkeys([*path.bases, *entities])),
-        )
 
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
         # Named options ("..., Love & War (Barlowgirl Album) or X?") are compared whole.
@@ -267,7 +209,25 @@ class RulePlanner:
         relation = [t for t in content_terms(body) if t not in entity_terms and t not in asked]
         if entities and len(relation) <= self.settings.single_hop_terms:
             return self._anchor_then_answer(question, body, entities)
-        return self._anchor_then_bridge(question, body, entities)
+        return self._possessive_chain(question, body, entities) or self._anchor_then_bridge(question, body, entities)
+
+    def _possessive_chain(self, question: str, body: str, entities: list[str]) -> Plan | None:
+        """A question that asks something of what a name's possessive leads to ("Who was the
+        first president of Damerjog's country?", "the most popular hotel in Gisvi's city of
+        birth"): a chain of two hops, the possessed place or organisation first ("Damerjog
+        country", finding a country), then what is asked of it ("{sq1} first president").
+        None when no possessive of such a kind stands there, or nothing is asked of it."""
+        found = _POSSESSED.search(body)
+        if found is None:
+            return None
+        name, kind = found.group("name"), found.group("kind")
+        rest = _words(f"{body[:found.start()]} {body[found.end():]}")
+        if not rest:
+            return None  # "What is Damerjog's country?" asks for the country itself
+        return self._clause_chain_of(question, entities, [
+            (f"that is {name}'s {found.group('phrase')}", kind, f"{name} {_words(found.group('phrase'))}"),
+            (question, "", rest),
+        ])
 
     def _clause_chain(self, question: str, head: str, clauses: list[str], entities: list[str],
                       outer: str = "") -> Plan:
@@ -298,6 +258,11 @@ class RulePlanner:
                 if depth == 0 and outer:
                     text, words = f"{text} ... {outer}", f"{words} {_words(outer)}"
                 hops.append((text, noun, f"{noun} {words}".strip() if depth == len(texts) - 1 else words))
+        return self._clause_chain_of(question, entities, hops)
+
+    def _clause_chain_of(self, question: str, entities: list[str], hops: list[tuple[str, str, str]]) -> Plan:
+        """The bridge plan of `hops`, each (its text, the noun it finds, its query words), the
+        last one the answer's; each later hop's query starts with the slot of the one before."""
         subs: list[SubQuestion] = []
         axes: list[Axis] = []
         for i, (text, noun, words) in enumerate(hops):

@@ -83,3 +83,42 @@ def test_the_population_is_the_count_not_its_rank() -> None:
                                 "to 102 ° 3 ′ W Population Ranked 35th Total 2,913,123 (2017 est.)"}
     answer = _answer("What is the population of Tessaly?", pages)
     assert answer.text == "2,913,123"
+
+
+@pytest.mark.parametrize(("question", "queries", "finds"), [
+    ("Who was the first president of Dorvik's country?", ["Dorvik country", "{sq1} first president"],
+     ["country", ""]),
+    ("What is the most popular hotel in Tessa Marlow's city of birth?", ["Tessa Marlow city birth", "{sq1} popular hotel"],
+     ["city", "hotel"]),
+    ("Who did Ash Dorn's team play in the final last year?", ["Ash Dorn team", "{sq1} play final last year"],
+     ["team", ""]),
+])
+def test_a_possessive_of_a_kind_is_the_first_hop(question: str, queries: list[str], finds: list[str]) -> None:
+    plan = RulePlanner().plan(question)
+    assert plan.question_type == "bridge"
+    assert [s.search_query for s in plan.sub_questions] == queries
+    assert [s.finds for s in plan.sub_questions] == finds
+
+
+def test_a_possessive_asked_for_itself_is_one_hop() -> None:
+    plan = RulePlanner().plan("What is Dorvik's country?")
+    assert len(plan.sub_questions) == 1
+
+
+@pytest.mark.parametrize(("question", "noun"), [
+    ("What is the most popular hotel in Calder?", "hotel"),
+    ("What is the main international airport in Calder?", "airport"),
+    ("What is the largest city of Tessaly?", "city"),
+    ("What is the population of Tessaly?", "population"),
+    ("What is a term for a diocese?", ""),
+])
+def test_the_noun_before_the_preposition_is_asked(question: str, noun: str) -> None:
+    from citeloop.runtime.clauses import asked_noun
+    assert asked_noun(question) == noun
+
+
+def test_a_place_named_after_the_subject_is_another_entity() -> None:
+    question = set(tokenize("What is the most popular hotel in Gisvi's city of birth?"))
+    assert not _is_subject("Calder Country Club Resort", ["Calder"], question)
+    assert _is_subject("Gerard III, Count of Guelders", ["Gerard III"], question)
+    assert _is_subject("Calder", ["Calder"], question)
