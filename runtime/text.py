@@ -197,6 +197,12 @@ def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
 
 # Lowercase words allowed inside a name ("Bank of America", "Ludwig van Beethoven").
 # "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
+SENTENCE_OPENERS: frozenset[str] = frozenset(
+    "unlike despite following according including besides although though whereas while since until "
+    "throughout regarding concerning considering".split())
+"""Prepositions and conjunctions (not among the stopwords) that open a sentence as grammar, not
+as a name: "Unlike U.S. states, ..." names "U.S", not "Unlike U.S". Not those that open titles
+and names too ("Near East", "Beyond the Sea", "Inside Out")."""
 CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "la", "von", "van", "du", "der", "di"})
 # The same and a few more that stand inside a name once it is known to be one ("Carlos, Duke of
 # Madrid", "Francisco de la Torre y Lopez"), though they do not start a run of name words.
@@ -266,7 +272,8 @@ def _clean_run(text: str, run: list[re.Match[str]]) -> tuple[int, str]:
     # A capitalised stopword or adverb at a sentence start ("The", "Who", "Currently") is
     # grammar, not a name; elsewhere a lone stopword ("I") is not a name either.
     if _at_sentence_start(text, run[0].start()):
-        while run and (run[0].group(0).lower() in STOPWORDS or _SENTENCE_ADVERB.fullmatch(run[0].group(0))):
+        while run and (run[0].group(0).lower() in STOPWORDS or run[0].group(0).lower() in SENTENCE_OPENERS
+                       or _SENTENCE_ADVERB.fullmatch(run[0].group(0))):
             run = run[1:]
     while run and run[-1].group(0).lower() in CONNECTORS:
         run = run[:-1]

@@ -92,3 +92,9 @@ def test_entity_spans_sentence_opening_adverb_is_not_a_name():
     assert entity_spans("Italy is a country. Emily sang.") == ["Italy", "Emily"]
     # only at a sentence's start: inside a sentence a capitalised word is a name's
     assert entity_spans("The ship Gracefully sank.") == ["Gracefully"]
+
+
+def test_entity_spans_sentence_opening_preposition_is_not_a_name():
+    assert entity_spans("Unlike U.S. states, the Lakota live here.") == ["U.S", "Lakota"]
+    assert entity_spans("Following the war, Despite Records closed.") == ["Despite Records"]
+    assert entity_spans("Near East is a region. Inside Out is a film.") == ["Near East", "Inside Out"]
