@@ -423,7 +423,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     asked = set(tokenize(hop_query))
     parent = "mother" if "mother" in asked else "father" if "father" in asked else None
     hop_relation = _hop_relation_cues(hop_query)
-    finds_terms = set(content_terms(finds))
+    finds_terms = relation_cue_terms(set(content_terms(finds)))  # "actress": also "starring"
     person_hop = bool(set(_hop_relations(hop_query)) - PLACE_RELATIONS)  # an author, a director, a parent ...
     # the word for the asked kind, and a noun the question puts after "a" or "an" ("a residential
     # hall in a university"), describe the entity looked for, not one the question names

@@ -32,6 +32,8 @@ RELATION_CUES: dict[str, tuple[str, ...]] = {
     "creator": ("creator", "created"),
     "founder": ("founder", "founded"),
     "birthplace": ("birthplace", "born"),
+    "actress": ("actress", "starring", "starred", "stars", "cast", "featuring"),
+    "actor": ("actor", "starring", "starred", "stars", "cast", "featuring"),
 }
 PLACE_RELATIONS = frozenset({"birthplace"})
 """Relations that lead to a place, not a person ("X's birthplace")."""

@@ -122,3 +122,18 @@ def test_a_place_named_after_the_subject_is_another_entity() -> None:
     assert not _is_subject("Calder Country Club Resort", ["Calder"], question)
     assert _is_subject("Gerard III, Count of Guelders", ["Gerard III"], question)
     assert _is_subject("Calder", ["Calder"], question)
+
+
+def test_an_actress_is_found_by_the_words_for_a_cast() -> None:
+    # "the actress who played ...": the bridge stands next to "starring", not next to "directed by"
+    from llm_scripts import card
+
+    from citeloop.runtime.bridging import rank_bridge_candidates
+    question = "Dorn Valley contained the actress who played which part on The Calder Family?"
+    plan = RulePlanner().plan(question)
+    first = plan.sub_questions[0]
+    assert first.finds == "actress"
+    quote = "Dorn Valley is a 1961 comedy released by Apex Pictures that stars Lena Moss as a baker."
+    ranked = rank_bridge_candidates(plan, [card("c1", quote).model_copy(update={"title": "Dorn Valley"})],
+                                    {"Dorn Valley"}, first.search_query, first.finds)
+    assert ranked[0] == "Lena Moss"
