@@ -38,6 +38,8 @@ class Cues:
     organisation_nouns: frozenset[str]
     person_nouns: frozenset[str]
     lifespan_cues: tuple[str, ...]
+    measure_nouns: frozenset[str]
+    measure_units: frozenset[str]
 
 
 @cache
@@ -53,4 +55,5 @@ def cues() -> Cues:
                 frozenset(data["award_nouns"]), tuple(data["cause_cues"]), tuple(data["cause_phrases"]),
                 tuple(data["institution_cues"]), frozenset(data["institution_nouns"]),
                 frozenset(data["administrative_units"]), frozenset(data["organisation_nouns"]),
-                frozenset(data["person_nouns"]), tuple(data["lifespan_cues"]))
+                frozenset(data["person_nouns"]), tuple(data["lifespan_cues"]),
+                frozenset(data["measure_nouns"]), frozenset(data["measure_units"]))

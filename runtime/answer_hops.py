@@ -14,6 +14,7 @@ from functools import lru_cache
 from citeloop.runtime.answer_slots import slot_terms
 from citeloop.runtime.answer_spans import cues, has_phrase, states_kind
 from citeloop.runtime.bridging import own_parentage, relation_cue_terms, relation_terms
+from citeloop.runtime.clauses import asked_noun
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.relations import EITHER_OR, either_or_options
@@ -43,9 +44,18 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
         return opener  # "How many times was the man who was premier when ... premier?": the opener asks
     if has_phrase(question, c.date_cues):
         return "date"
-    if has_phrase(question, c.number_cues):
-        return "number"
+    if has_phrase(question, c.number_cues) or _asks_measure(question):
+        return "number"  # "how many ...", "what is the usual average snowfall in ..."
     return "entity"
+
+
+def _asks_measure(question: str) -> bool:
+    """Is the noun the question word asks for a measure, standing before its preposition ("the
+    usual average snowfall in", "what amount of")? Not a measure word that only describes the
+    noun asked ("What low budget British comedy franchise ...")."""
+    noun = asked_noun(question)
+    return noun in cues().measure_nouns and \
+        re.search(rf"\b{noun}\s+(?:of|in|at|on|for|near)\b", question, re.IGNORECASE) is not None
 
 
 @lru_cache(maxsize=1 << 10)

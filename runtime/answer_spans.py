@@ -351,6 +351,12 @@ def with_style(quote: str, name: str) -> str:
     return f"{name}, {found[1].group(1)}" if found and found[1] is not None else name
 
 
+def with_unit(quote: str, number: str) -> str:
+    """The number with the unit of measure written right after it ("6.8 inches"), or as it is."""
+    found = re.search(rf"(?<![\w.,]){re.escape(number)}\s+([A-Za-z]+)\b", quote)
+    return f"{number} {found.group(1)}" if found and found.group(1).lower() in cues().measure_units else number
+
+
 def _names_in(quote: str, titles: set[str]) -> list[str]:
     """Name spans of a sentence, cut where a new sentence starts ("Artatama I. He ..."), and
     grown to the title of a page read in the run that the sentence names ("Gerard III" ->
@@ -422,7 +428,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
             for n in number_mentions(quote):
                 if n.start not in in_dates:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
-                    candidates.append((n.text, _nearness(quote, n.start, relation) + own))
+                    candidates.append((with_unit(quote, n.text), _nearness(quote, n.start, relation) + own))
         elif typed is not None:
             candidates = typed(quote)  # "What position does X play?" is answered by a role, not a name
         else:

@@ -75,7 +75,8 @@ KINSHIP: dict[str, list[str]] = {
 }
 WORK_KINDS = r"(?:film|song|album|novel|book|play|series|show|single|opera|painting|the film|the song)"
 _RELATION_WORDS = sorted([*KINSHIP, *RELATION_CUES], key=len, reverse=True)
-_RELATION = r"(?P<rel>" + "|".join(re.escape(r) for r in _RELATION_WORDS) + r")"
+_RELATION = r"(?P<rel>" + "|".join(re.escape(r) for r in _RELATION_WORDS) + r")s?"
+"""A relation word, singular or plural: "the performers of Brother" are its performer."""
 # A short lower-case word inside a title ("Jump for Glory", "Rose in Bloom") joins the name
 # only when a capitalised word follows it.
 _CONNECTOR = (r"(?:of|the|de|du|von|van|la|le|del|der|di|and)\b|&"

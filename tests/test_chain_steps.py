@@ -137,3 +137,8 @@ def test_an_actress_is_found_by_the_words_for_a_cast() -> None:
     ranked = rank_bridge_candidates(plan, [card("c1", quote).model_copy(update={"title": "Dorn Valley"})],
                                     {"Dorn Valley"}, first.search_query, first.finds)
     assert ranked[0] == "Lena Moss"
+
+
+def test_a_plural_relation_is_a_step_of_the_chain() -> None:
+    plan = RulePlanner().plan("What is the usual average snowfall in the city where the performers of Dorn were formed?")
+    assert [s.search_query for s in plan.sub_questions][:2] == ["Dorn performer", "{sq1} city"]
