@@ -162,7 +162,7 @@ def _term_pairs(text: str) -> tuple[tuple[str, str], ...]:
             # A number starts with a decimal digit (`\d`): only then is the pattern asked.
             if not part or part in STOPWORDS or (part[0].isdecimal() and _NUMBER.fullmatch(part)):
                 continue
-            term = stem(part)
+            term = stem(fold_accents(part))  # "Aschenbrödel" and "Aschenbrodel" are one term
             if term and term not in seen:
                 seen.add(term)
                 pairs.append((term, part))
@@ -199,10 +199,12 @@ def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
 # "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
 SENTENCE_OPENERS: frozenset[str] = frozenset(
     "unlike despite following according including besides although though whereas while since until "
-    "throughout regarding concerning considering".split())
-"""Prepositions and conjunctions (not among the stopwords) that open a sentence as grammar, not
-as a name: "Unlike U.S. states, ..." names "U.S", not "Unlike U.S". Not those that open titles
-and names too ("Near East", "Beyond the Sea", "Inside Out")."""
+    "throughout regarding concerning considering however meanwhile moreover furthermore nevertheless "
+    "nonetheless therefore thus hence instead otherwise afterwards".split())
+"""Prepositions, conjunctions and linking adverbs (not among the stopwords) that open a sentence
+as grammar, not as a name: "Unlike U.S. states, ..." names "U.S", not "Unlike U.S"; "However,
+Strauss died" names Strauss. Not those that open titles and names too ("Near East", "Beyond the
+Sea", "Inside Out")."""
 CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "la", "von", "van", "du", "der", "di"})
 # The same and a few more that stand inside a name once it is known to be one ("Carlos, Duke of
 # Madrid", "Francisco de la Torre y Lopez"), though they do not start a run of name words.

@@ -98,3 +98,14 @@ def test_entity_spans_sentence_opening_preposition_is_not_a_name():
     assert entity_spans("Unlike U.S. states, the Lakota live here.") == ["U.S", "Lakota"]
     assert entity_spans("Following the war, Despite Records closed.") == ["Despite Records"]
     assert entity_spans("Near East is a region. Inside Out is a film.") == ["Near East", "Inside Out"]
+
+
+def test_entity_spans_sentence_opening_linking_adverb_is_not_a_name():
+    assert entity_spans("However, Strauss died in 1899. Meanwhile Bayer finished it.") == [
+        "Strauss", "1899", "Bayer"]
+
+
+def test_content_terms_fold_accents_as_the_index_does():
+    # a user types "Aschenbrodel": the hit titled "Aschenbrödel" must count as relevant to it
+    assert content_terms("Aschenbrödel ballet") == content_terms("Aschenbrodel ballet")
+    assert term_overlap(content_terms("Aschenbrodel composer"), content_terms("Aschenbrödel is a ballet")) == 0.5
