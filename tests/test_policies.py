@@ -13,7 +13,9 @@ from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicRead, H
 from citeloop.runtime.policies.naive import NaiveAngle, NaiveRead, NaiveStop
 from citeloop.runtime.policies.scripted import ScriptDivergence, ScriptedAngle, ScriptedStop
 from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.decision_events import ReadState
 from citeloop.trajectories.events import AngleState, StopSignals
+from citeloop.trajectories.models import SearchHit
 from citeloop.trajectories.runfile import MemorySink
 
 LELAND = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
@@ -196,3 +198,22 @@ def test_explore_with_zero_epsilon_chooses_like_heuristic(kit: ResearchKit) -> N
         explore = _decision_choices(kit, "explore", load_config(overrides={"explore.epsilon": 0.0}), seed)
         assert explore == heuristic
     assert len(heuristic) >= 5
+
+
+# --------------------------------------------------------------------------- read
+
+
+def _hit(doc_id: str, rank: int, title: str) -> SearchHit:
+    return SearchHit(doc_id=doc_id, title=title, source="example.org", snippet=f"{title} is a page.",
+                     score=10.0 - rank, rank=rank)
+
+
+def test_heuristic_read_takes_the_first_hit_whatever_its_snippet_says() -> None:
+    hits = [_hit("d0", 0, "Aschenbrödel"), _hit("d1", 1, "Pharmacy"), _hit("d2", 2, "Ballet"), _hit("d3", 3, "Opera")]
+    state = ReadState(hits=hits, already_read=[], reads_left=5)
+    relevance = {"d0": 0.0, "d1": 0.1, "d2": 0.5, "d3": 0.3}
+    choice = HeuristicRead().choose_reads(state, relevance, 5)
+    assert choice.value == ["d0", "d2", "d3"]  # the first hit, then the relevant ones in rank order
+    # a first hit read before is not read again, and the others still need their relevance
+    again = HeuristicRead().choose_reads(ReadState(hits=hits, already_read=["d0"], reads_left=5), relevance, 5)
+    assert again.value == ["d2", "d3"]

@@ -59,9 +59,11 @@ class HeuristicAngle:
 
 
 class HeuristicRead:
-    """Read the hits that cover the query's key terms; keep the most relevant sentences."""
+    """Read the hits that cover the query's key terms, and the search's first hit whatever its
+    snippet says (its words may be spelt otherwise: "Aschenbrödel" for "Aschenbrodel", or stand
+    outside the snippet); keep the most relevant sentences."""
 
-    ref = PolicyRef(name="heuristic", version="1")
+    ref = PolicyRef(name="heuristic", version="2")
 
     def __init__(self, settings: ReadSettings | None = None) -> None:
         self.settings = settings or ReadSettings()
@@ -71,11 +73,13 @@ class HeuristicRead:
         fresh = [h for h in state.hits if h.doc_id not in read]
         # A hit titled with the sub-question's own entity is its article: read it first.
         fresh.sort(key=lambda h: h.doc_id not in state.named)
+        top = min(state.hits, key=lambda h: h.rank).doc_id if state.hits else None
         good = [h.doc_id for h in fresh if relevance.get(h.doc_id, 0.0) >= self.settings.min_hit_relevance
-                or h.doc_id in state.named]
+                or h.doc_id in state.named or h.doc_id == top]
         chosen = good[: min(limit, self.settings.reads_per_search)]
         if chosen:
-            return Choice(chosen, f"{len(chosen)} unread hits with relevance >= {self.settings.min_hit_relevance}")
+            return Choice(chosen, f"{len(chosen)} unread hits with relevance >= {self.settings.min_hit_relevance} "
+                                  "or ranked first")
         return Choice([], "no unread hit is relevant enough to spend a read on")
 
     def choose_keep(self, candidates: list[KeepCandidate], limit: int) -> Choice:
