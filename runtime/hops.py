@@ -221,6 +221,14 @@ class HopResolution:
         titles = {fold_accents(card.title) for card in cards}
         other_parent = self._other_parent(dep)
         asked = {e.lower() for e in self.plan.entities}
+        followed = [e for e in state.entities if e not in other_parent and e.lower() not in asked]
+        best = max(cards, key=lambda c: c.grade.relevance, default=None)
+        if followed and best is not None and fold_accents(followed[0]).lower() in fold_accents(best.quote).lower():
+            # the hop's most relevant sentence names the leader ("Djibouti finally gained its
+            # independence ..., and X ... became its first president"): a runner-up's article
+            # read by the same search does not make the runner-up the bridge
+            self.resolved[dep] = followed[0]
+            return
         for name in state.entities:
             if name in other_parent or name.lower() in asked:
                 continue  # "the son of John and Elizabeth Dickens": the hop asked for the father;

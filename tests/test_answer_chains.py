@@ -479,3 +479,22 @@ def test_a_birthplace_is_a_hop_to_a_place(question: str, bases: list[str], relat
 
     path = relation_path(question)
     assert path is not None and (path.bases, path.relations, path.attribute) == (bases, relations, attribute)
+
+
+def test_the_hops_most_relevant_sentence_naming_the_leader_confirms_it() -> None:
+    """A runner-up's article read by the same search ("Somalia") does not make it the bridge when
+    the hop's most relevant sentence names the leader ("Djibouti ... its first president")."""
+    runner_up = card("c1", "Otto was a count who held Burg Grebenstein.", doc_id="d1", subq="sq2")
+    runner_up = runner_up.model_copy(update={"title": "Otto", "grade": runner_up.grade.model_copy(update={"relevance": 0.5})})
+    leader = card("c2", "Louis the Junker ruled Hesse until his death in 1336.", doc_id="d2", subq="sq2")
+    leader = leader.model_copy(update={"title": "Landgraves of Hesse"})  # relevance 0.9
+    state = SubQuestionState(sq=SubQuestion(id="sq2", axis="a2", question="When did he die?", search_query="{sq1} die",
+                                            stop_condition="one source", depends_on=["sq1"]),
+                             status="searching", query="q", entities=["Louis the Junker", "Otto"])
+    hops = _Hops([runner_up, leader])
+    hops._confirm_bridge(state)
+    assert hops.resolved == {"sq1": "Louis the Junker"}
+    weak = leader.model_copy(update={"grade": leader.grade.model_copy(update={"relevance": 0.3})})
+    hops = _Hops([runner_up, weak])  # the runner-up's own article, more relevant, still decides
+    hops._confirm_bridge(state)
+    assert hops.resolved == {"sq1": "Otto"}
