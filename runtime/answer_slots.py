@@ -8,7 +8,8 @@ when the question ends with its slot, which are followed in the sentence by the 
 words around a slot inside the question (`slot_terms`). The kinds (`typed_reader`): a century
 (`asks_century`, `centuries_in`), a cause of death, the words after a cause phrase
 (`asks_cause`, `causes_in`), an award, a name holding an award word (`asks_award`,
-`awards_in`), and a role, the words after "as a" or "is a" (`asks_role`, `roles_in`). Used by
+`awards_in`), a role, the words after "as a" or "is a" (`asks_role`, `roles_in`), and an
+abbreviation, a word in capitals (`asks_abbreviation`, `abbreviations_in`). Used by
 `citeloop.runtime.answer_spans` and `citeloop.runtime.answer_hops`.
 """
 
@@ -18,6 +19,7 @@ import re
 from collections.abc import Callable
 
 from citeloop.runtime.answer_cues import cues
+from citeloop.runtime.countries import countries_named
 from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, tokenize
 
 SLOT_LEAD = 0.5
@@ -179,12 +181,37 @@ def roles_in(quote: str) -> list[tuple[str, float]]:
     return found + [(m.group(1), 0.5) for m in _IS_ROLE.finditer(quote) if m.group(1) not in dict(found)]
 
 
+def asks_abbreviation(question: str) -> bool:
+    """Does the question ask for an abbreviation or an acronym ("What is the abbreviation to the
+    magazine that ...?")? Such a question is answered by a word in capitals (`abbreviations_in`)."""
+    return bool({"abbreviation", "acronym", "abbreviated", "initialism"} & set(tokenize(question)))
+
+
+_CAPITALS = re.compile(r"(?<![\w-])([A-Z][A-Z0-9&]{1,6})(?![\w-])")
+_NAMES_ABBREVIATION = re.compile(r"(?:abbreviated\s+(?:to|as)|acronym|known\s+as|short\s+for|\()\s*$", re.IGNORECASE)
+
+
+def abbreviations_in(quote: str) -> list[tuple[str, float]]:
+    """The words in capitals a sentence holds ("LXF", "TBI"; not a country's: "UK"), with a score:
+    1.0 right after words that give an abbreviation ("is commonly abbreviated to LXF", "(TBI)"),
+    else 0.5."""
+    found: dict[str, float] = {}
+    for m in _CAPITALS.finditer(quote):
+        if countries_named(m.group(1)):
+            continue  # "the UK's first Linux magazine": a country's short name is no one's abbreviation
+        score = 1.0 if _NAMES_ABBREVIATION.search(quote, 0, m.start()) else 0.5
+        found[m.group(1)] = max(found.get(m.group(1), 0.0), score)
+    return list(found.items())
+
+
 Reader = Callable[[str], list[tuple[str, float]]]
 _TYPED: tuple[tuple[Callable[[str], bool], Reader], ...] = (
-    (asks_century, centuries_in), (asks_cause, causes_in), (asks_award, awards_in), (asks_role, roles_in))
+    (asks_century, centuries_in), (asks_cause, causes_in), (asks_award, awards_in), (asks_role, roles_in),
+    (asks_abbreviation, abbreviations_in))
 
 
 def typed_reader(question: str) -> Reader | None:
     """The reader of the one kind of thing other than a name that the question asks for (a
-    century, a cause of death, an award, a role), first match in that order; None for a name."""
+    century, a cause of death, an award, a role, an abbreviation), first match in that order;
+    None for a name."""
     return next((reader for asks, reader in _TYPED if asks(question)), None)

@@ -1,15 +1,16 @@
 """A question that asks of what someone died is answered by the words after a cause phrase of a
 cited sentence, not by a name (`answer_slots.asks_cause`, `causes_in`); a burial is stated by
 "interred" too; "which award?" is answered by a name that holds an award word (`asks_award`,
-`awards_in`), and "which century?" by a century (`asks_century`, `centuries_in`). Hand-made
-sentences."""
+`awards_in`), "which century?" by a century (`asks_century`, `centuries_in`), and "what is the
+abbreviation?" by a word in capitals that is no country's (`asks_abbreviation`,
+`abbreviations_in`). Hand-made sentences."""
 
 from __future__ import annotations
 
 import pytest
 from test_answer import _answer
 
-from citeloop.runtime.answer_slots import asks_cause, causes_in
+from citeloop.runtime.answer_slots import abbreviations_in, asks_abbreviation, asks_cause, causes_in
 
 
 @pytest.mark.parametrize(("question", "asks"), [
@@ -87,3 +88,31 @@ def test_which_century_is_answered_by_the_century() -> None:
         "Gull Hound": "The Gull Hound is a breed of working dog that originated in Merrow in the mid-19th century.",
         "Tessel Setter": "The Tessel Setter is a dog breed developed in the Tessel valley during the 19th century."})
     assert answer.text == "19th century", answer
+
+
+@pytest.mark.parametrize(("question", "asks"), [
+    ("What is the abbreviation to the magazine that called Dorn an impostor?", True),
+    ("What is the acronym for the statewide investigation agency of Tessaly?", True),
+    ("What is the name of the magazine that called Dorn an impostor?", False),
+])
+def test_an_abbreviation_is_asked(question: str, asks: bool) -> None:
+    assert asks_abbreviation(question) is asks
+
+
+@pytest.mark.parametrize(("sentence", "found"), [
+    ("Dorn Format is commonly abbreviated to DXF, and issues use DXF as a prefix.", [("DXF", 1.0)]),
+    ("The Tessaly Bureau of Investigation (TBI) keeps its own laboratory.", [("TBI", 1.0)]),
+    ("The TBI is the primary state-level criminal investigative department.", [("TBI", 0.5)]),
+    ("Dorn Format was the UK's first Linux-specific magazine.", []),  # a country's short name
+])
+def test_an_abbreviation_is_a_word_in_capitals(sentence: str, found: list) -> None:
+    assert abbreviations_in(sentence) == found
+
+
+def test_the_abbreviation_of_the_magazine_is_answered() -> None:
+    answer = _answer("What is the abbreviation to the magazine that called Dorn Window Manager an impostor?", {
+        "Dorn Window Manager": "Dorn Window Manager is a window manager. In 2000, Tessel Format called Dorn Window "
+                               "Manager an impostor.",
+        "Tessel Format": "Tessel Format was the UK's first Linux-specific magazine. Tessel Format is commonly "
+                         "abbreviated to TXF, and issues use TXF as a prefix."})
+    assert answer.text == "TXF", answer
