@@ -2,14 +2,15 @@
 and dates and numbers with sortable values (`citeloop.runtime.mentions`), the name, date,
 number or role a sentence gives for the relation a hop asks (`best_span`), with the tests that
 decide which names can answer (a name of the question's own subject, an office, an adjective;
-where a name stands and at which level a place is named: `citeloop.runtime.answer_places`).
-`citeloop.runtime.answer` builds the report's short answer from these."""
+where a name stands and at which level a place is named: `citeloop.runtime.answer_places`;
+what the question asks: `citeloop.runtime.question_asks`). `citeloop.runtime.answer` builds the
+report's short answer from these."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from citeloop.runtime.answer_cues import Cues, cues  # noqa: F401 - part of this module's API
 from citeloop.runtime.answer_places import (
@@ -42,7 +43,6 @@ from citeloop.runtime.bridging import (
     subject_aliases,
     term_positions,
 )
-from citeloop.runtime.clauses import asked_noun
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
@@ -55,7 +55,13 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
     number_mentions,
 )
 from citeloop.runtime.place_forms import of_kind_by_form
-from citeloop.runtime.relations import DEATH_WORDS, LIFE_WORDS
+from citeloop.runtime.question_asks import (  # noqa: F401 - asked_parent: part of this module's API
+    asked_life,
+    asked_parent,
+    asks_institution,
+    asks_place,
+    has_phrase,
+)
 from citeloop.runtime.text import (
     STOPWORDS,
     content_terms,
@@ -66,54 +72,7 @@ from citeloop.runtime.text import (
 )
 from citeloop.trajectories.models import AnswerKind, EvidenceCard, ReportClaim
 
-
-def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
-    """Does the question ask with one of these phrases, outside the names it mentions? The
-    song title in "the performer of song That's When Your Heartaches Begin" asks no date, and
-    the relative "where" of "the airport in the city where WILM broadcasts" asks no place."""
-    low = f" {' '.join(tokenize(_RELATIVE_CLAUSE.sub(' ', _without_names(question))))} "
-    return any(f" {p} " in low for p in phrases)
-
-
-@lru_cache(maxsize=1 << 12)
-def asks_place(question: str) -> bool:
-    """Does the question ask for a place ("where", "what city", "the birthplace of X")? Not when
-    its question word asks for another kind of thing and the place is a step of its chain: "Of
-    what church is the Diocese of the birthplace of X?" asks for a church, "What kind of plane
-    dropped the bomb on X's birthplace?" for a plane."""
-    if not has_phrase(question, cues().place_cues):
-        return False
-    noun = asked_noun(question)
-    return not noun or noun == "place" or noun in cues().region_nouns | cues().town_nouns \
-        or has_phrase(question, ("where",))
-
-
-_RELATIVE_CLAUSE = re.compile(r"(?<=[a-z])\s+(?:where|when)\b(?=\s+[^\s?])")
-"""A "where" or "when" right after a lower-case word opens a clause ("the city where ...", "did
-he use when he released ..."): it asks no place and no date."""
-
-
-@lru_cache(maxsize=1 << 12)
-def _without_names(question: str) -> str:
-    for span in sorted((e for e in entity_spans(question) if not e.isdigit()), key=len, reverse=True):
-        question = question.replace(span, " , ")
-    return question
-
-
 # --------------------------------------------------------------------------- values in sentences
-
-
-def asked_life(question: str) -> str | None:
-    """"death" when the question asks when someone died, "birth" when it asks for a birth or
-    who is older, None when it asks neither; the names it mentions ask nothing ("House Of The
-    Black Death" is a film), nor does a relative "where" clause, which says where the bridge is
-    ("When was the clock built in the city where Karel Purkyne died?" asks no death)."""
-    text = _without_names(question)
-    clause = _RELATIVE_CLAUSE.search(text)
-    words = set(tokenize(text[: clause.start()] if clause else text))
-    if words & DEATH_WORDS:
-        return "death"
-    return "birth" if words & LIFE_WORDS else None
 
 
 DESCRIBES = 0.5
@@ -237,20 +196,8 @@ def _office_pattern() -> re.Pattern[str]:
     return re.compile(r"(?:the\s+)?(?:" + words + r")\s+of\s+.+", re.IGNORECASE)
 
 
-def asks_institution(question: str) -> bool:
-    """"Where did she study / graduate from / work?" asks for an institution, not a place."""
-    return has_phrase(question, ("where",)) and has_phrase(question, cues().institution_cues)
-
-
 PARENT_SLOT = 0.5
 """Added to a name in the place of the parent asked ("the son of A and B": A is the father), taken from one in the other place."""
-
-
-def asked_parent(hop_query: str) -> str | None:
-    """"father" or "mother" when the hop's own query words ask for one parent and not the other."""
-    words = set(tokenize(hop_query))
-    father, mother = "father" in words, "mother" in words
-    return "father" if father and not mother else "mother" if mother and not father else None
 
 
 def states_kind(kind: AnswerKind, question: str, relation: set[str], quote: str) -> bool:

@@ -26,7 +26,6 @@ from citeloop.runtime.answer_hops import (
     background_hops,
     hop_relation,
 )
-from citeloop.runtime.answer_spans import asked_life
 from citeloop.runtime.audit import audit_report
 from citeloop.runtime.card_views import CardViews
 from citeloop.runtime.claims import write_and_verify
@@ -40,6 +39,7 @@ from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
+from citeloop.runtime.question_asks import asked_life
 from citeloop.runtime.recorder import Recorder
 from citeloop.runtime.report import SubQuestionOutcome, build_report
 from citeloop.runtime.subq_state import SubQuestionState, hop_entities

@@ -10,16 +10,25 @@ one expansion sub-question about a related entity its reading surfaced.
 
 from __future__ import annotations
 
-from citeloop.runtime.answer_spans import asked_parent
-from citeloop.runtime.bridging import parents_named, rank_bridge_candidates, rank_bridge_evidence
+from citeloop.runtime.bridging import (
+    parents_named,
+    rank_bridge_candidates,
+    rank_bridge_evidence,
+)
 from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
+from citeloop.runtime.question_asks import asked_parent
 from citeloop.runtime.subq_state import SubQuestionState, specific_topic
 from citeloop.runtime.text import fold_accents, tokenize
-from citeloop.trajectories.events import DeadEnd, FollowCandidate, FollowDecision, FollowState, SubQuestionAdded
+from citeloop.trajectories.events import (
+    DeadEnd,
+    FollowCandidate,
+    FollowDecision,
+    FollowState,
+    SubQuestionAdded,
+)
 from citeloop.trajectories.models import EvidenceCard, SubQuestion
-
 
 BRIDGE_LEADS = 3
 """Bridge candidates put into the next hop's query and followed as names."""

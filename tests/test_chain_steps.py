@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from test_answer import _answer
 
-from citeloop.runtime.answer_spans import _is_subject, asks_place
+from citeloop.runtime.answer_spans import _is_subject
+from citeloop.runtime.question_asks import asks_place
 from citeloop.runtime.planner import RulePlanner
 from citeloop.runtime.text import tokenize
 
