@@ -13,9 +13,10 @@ from functools import lru_cache
 
 from citeloop.runtime.answer_slots import slot_terms
 from citeloop.runtime.answer_spans import cues, states_kind
-from citeloop.runtime.bridging import own_parentage, relation_cue_terms, relation_terms
+from citeloop.runtime.bridging import relation_cue_terms, relation_terms
 from citeloop.runtime.clauses import asked_noun
 from citeloop.runtime.countries import countries_named
+from citeloop.runtime.parentage import own_parentage
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.question_asks import has_phrase
 from citeloop.runtime.relations import EITHER_OR, either_or_options

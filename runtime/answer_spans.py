@@ -37,8 +37,6 @@ from citeloop.runtime.bridging import (
     REGNAL_NUMBER,
     kind_nearness,
     names_title,
-    parent_slot,
-    parents_named,
     proximity,
     subject_aliases,
     term_positions,
@@ -54,6 +52,7 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
     life_role,
     number_mentions,
 )
+from citeloop.runtime.parentage import parent_slot, parents_named
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.question_asks import (  # noqa: F401 - asked_parent: part of this module's API
     asked_life,

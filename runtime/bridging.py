@@ -6,8 +6,8 @@ the next hop should read about. `rank_bridge_candidates` scores names by the evi
 that mentions them (anchor articles first), by whether the searches returned an article of
 that title, and by how close the name stands to the question's relation words
 ("directed by", "the son of"). `focus_terms` serves the same matching; whether a page or a
-card is about an entity at all is `citeloop.runtime.entity_titles`'. The parents a sentence
-names are read here too (`parents_named`, `parent_slot`, `own_parentage`).
+card is about an entity at all is decided in `citeloop.runtime.entity_titles`, and the parents
+a sentence names are read in `citeloop.runtime.parentage`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,21 @@ from functools import cache
 from citeloop.runtime.answer_places import after_place_word, is_country
 from citeloop.runtime.entity_titles import is_namesake, names_title
 from citeloop.runtime.memo import memo
+from citeloop.runtime.parentage import (  # noqa: F401 - the parentage readers stay part of this API
+    own_parentage,
+    parent_bonus,
+    parent_slot,
+    parents_named,
+)
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.plan_gate import SLOT
-from citeloop.runtime.relations import ATTRIBUTE_CUES, PLACE_RELATIONS, RELATION_CUES, relation_path
+from citeloop.runtime.relations import (
+    ATTRIBUTE_CUES,
+    PLACE_RELATIONS,
+    RELATION_CUES,
+    relation_path,
+)
 from citeloop.runtime.text import (
-    NAME_PARTICLES,
     STOPWORDS,
     content_terms,
     entity_spans,
@@ -242,110 +252,6 @@ def relation_terms(plan: Plan) -> set[str]:
         # "director" in the question, "directed by" in the article
         terms |= set(content_terms(" ".join(RELATION_CUES.get(relation, ()))))
     return terms
-
-
-# "the son of A and B": by the convention of biographies the father is named first.
-# "born in Wolfratshausen to A and B" names them the same way.
-_KIN_OF = r"(?:son|daughter|child|children|sons|daughters)(?:\s+and\s+(?:heir|successor))?\s+of"
-"""A child's word and its "of" ("the eldest son and successor of")."""
-_SPOUSE_WORDS = (r"(?:his\s+(?:(?:first|second|third)\s+)?(?:wife|consort|queen),?\s+|"
-                 r"(?:queen|the\s+)?\s*consort\s+)?")
-"""What may stand before the mother's name: "and his wife", "and his consort", "and queen consort"."""
-_PARENTS = re.compile(r"(?:\b" + _KIN_OF + r"\s+(?P<first>(?:(?!\s+and\s).)+?)|"
-                      r"\bborn\b[^.;()]*?\bto\s+"
-                      r"(?P<born_first>[A-Z].+?))\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")
-
-
-_PARENTS_SERIAL = re.compile(r"\b" + _KIN_OF + r"\s+(?P<first>[A-Z][^,;()]*,\s+[A-Z][^,;()]*\sand\s[A-Z][^,;()]*),"
-                             r"\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")
-"""The parents parted by a comma's "and" when the father's style holds an "and" of its own:
-"the son of Gozlin, Count of Bidgau and Methingau, and Oda of Metz"."""
-
-
-_OWN_PARENT = re.compile(r"\b(?:(?:son|daughter|child|heir)\s+of|(?:his|her|their)\s+(?:father|mother))\b",
-                         re.IGNORECASE)
-_MARRIAGE_WORD = re.compile(r"\b(?:married|marriage|marry|wife|husband|widow|widower|consort|spouse)\b", re.IGNORECASE)
-
-
-def own_parentage(quote: str) -> bool:
-    """Does the sentence name its subject's parents: a "son of" (daughter, child, heir) or a "her
-    father" with no word of marriage before it? After one, the parents are the spouse's."""
-    child = _OWN_PARENT.search(quote)
-    return child is not None and _MARRIAGE_WORD.search(quote, 0, child.start()) is None
-
-
-@memo("bridging.parents_named", maxsize=1 << 14)
-def parents_named(quote: str) -> tuple[str, str] | None:
-    """(father, mother) of "the son of FATHER and MOTHER", a shared family name given to both:
-    "the son of John and Elizabeth Dickens" -> ("John Dickens", "Elizabeth Dickens")."""
-    match = _not_of_a_spouse(_PARENTS, quote)
-    if match is None:
-        return None
-    serial = _not_of_a_spouse(_PARENTS_SERIAL, quote)
-    if serial is not None and serial.start() == match.start():
-        match = serial
-    # "the son of Francis Baring, 3rd Baron Ashburton (1800-1868), and ...": the name, not its dates
-    first = re.sub(r"\s*\([^)]*\)", "", match.group("first") or match.group("born_first")).strip(" ,")
-    first = _without_description(first)
-    second = match.group("second").strip(" ,")
-    spans = [span for span in entity_spans(second) if not span.isdigit()]
-    second = spans[0] if spans and second.startswith(spans[0]) else second  # "Elizabeth Dickens and was ..."
-    words = second.split()
-    if re.fullmatch(r"[A-Z][a-z]+", first) and len(words) >= 2 and all(w[:1].isupper() for w in words):
-        first = f"{first} {words[-1]}"
-    return first, second
-
-
-_NAME_WORD = re.compile(r"[A-Z0-9\W]|(?:" + "|".join(sorted(NAME_PARTICLES)) + r")$")
-
-
-def _without_description(name: str) -> str:
-    """A parent's name less what a comma adds about them: "Carlos, Duke of Madrid, Carlist
-    claimant to the throne of Spain" -> "Carlos, Duke of Madrid" (a title is capitalised, a
-    description has lower-case words)."""
-    parts = name.split(", ")
-    kept = [parts[0]]
-    for part in parts[1:]:
-        if not all(_NAME_WORD.match(w) for w in part.split()):
-            break
-        kept.append(part)
-    return ", ".join(kept)
-
-
-_CHILD_OF = re.compile(r"\b" + _KIN_OF + r"\s+(?:the\s+)?(?:[a-z]+\s+)?(?P<name>[A-Z][^,.;()]*)")
-"""A child's words and the one parent they name, after a word for what the parent was, if any
-("The son of actress Jayachitra")."""
-_MARRIED = re.compile(r"\bmarried\b")
-
-
-def _not_of_a_spouse(pattern: re.Pattern[str], quote: str) -> re.Match[str] | None:
-    """The first match of a child's words in the sentence, less one that follows "married":
-    in "In 1160, Rotrou married Matilda, daughter of Theobald II" the parents are the wife's."""
-    for match in pattern.finditer(quote):
-        if not _MARRIED.search(quote, 0, match.start()):
-            return match
-    return None
-
-
-def parent_slot(quote: str, name: str) -> str | None:
-    """"father" or "mother" when `name` stands in that place of "the child of FATHER and
-    MOTHER"; "parent" when it is the one parent a sentence names ("the son of Henry Ford and
-    president of ...")."""
-    parents = parents_named(quote)
-    if parents is not None:
-        if name in parents[0]:
-            return "father"
-        return "mother" if name in parents[1] else None
-    single = _not_of_a_spouse(_CHILD_OF, quote)
-    return "parent" if single is not None and single.group("name").startswith(name) else None
-
-
-def parent_bonus(quote: str, name: str, parent: str | None) -> float:
-    """0.5 when `name` is the parent the hop asks for in "the child of FATHER and MOTHER", or
-    the one parent a sentence names."""
-    if parent not in ("father", "mother"):
-        return 0.0
-    return 0.5 if parent_slot(quote, name) in (parent, "parent") else 0.0
 
 
 def kind_nearness(quote: str, name: str, finds: str) -> float:

@@ -11,11 +11,11 @@ one expansion sub-question about a related entity its reading surfaced.
 from __future__ import annotations
 
 from citeloop.runtime.bridging import (
-    parents_named,
     rank_bridge_candidates,
     rank_bridge_evidence,
 )
 from citeloop.runtime.entity_titles import names_title
+from citeloop.runtime.parentage import parents_named
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
 from citeloop.runtime.question_asks import asked_parent
