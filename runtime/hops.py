@@ -219,10 +219,11 @@ class HopResolution:
 
     def _confirm_bridge(self, state: SubQuestionState) -> None:
         """Once a dependent hop has evidence, the candidate that evidence names is the bridge:
-        first the best-ranked candidate whose own article the hop read, else the candidate the
-        most relevant card names. (The next-hop query carries runner-ups; a card that names a
-        runner-up in passing, "... son of Otto I", must not make it the bridge when the
-        leader's own article is there.)"""
+        the leader when the hop's most relevant card names it, else the best-ranked candidate
+        whose own article the hop read, else the candidate the most relevant card names. (The
+        next-hop query carries runner-ups; a card that names a runner-up in passing, "... son
+        of Otto I", must not make it the bridge when the leader's own article is there.) A name
+        the question itself gives is never the bridge."""
         if len(state.sq.depends_on) != 1:
             return
         dep = state.sq.depends_on[0]
