@@ -105,6 +105,22 @@ def test_heuristic_angle_picks_by_angle_name_not_candidate_position() -> None:
     assert shuffled[reversed_choice.value].angle == CANDIDATES[in_order.value].angle  # type: ignore[index]
 
 
+def test_heuristic_angle_on_a_first_hop_asks_the_question_then_its_own_words() -> None:
+    """A first hop searches the whole question, then its own query, and only then its query with
+    the question's other names ("country nugegoda located British Empire" mixes in the next hop's
+    words)."""
+    order = []
+    tried: list[str] = []
+    for _ in range(3):
+        state = AngleState(round=1, base_query="query for base", tried_queries=list(tried), deficit=1, dependent=False)
+        pick = CANDIDATES[HeuristicAngle().choose_angle(state, CANDIDATES).value]  # type: ignore[index]
+        order.append(pick.angle)
+        tried.append(pick.query)
+    assert order == ["question", "base", "context"]
+    dependent = AngleState(round=1, base_query="query for base", tried_queries=[], deficit=1, dependent=True)
+    assert CANDIDATES[HeuristicAngle().choose_angle(dependent, CANDIDATES).value].angle == "base"  # type: ignore[index]
+
+
 def test_naive_angle_asks_the_question_then_follows_gaps() -> None:
     first = NaiveAngle().choose_angle(AngleState(round=1, base_query="", tried_queries=[], deficit=1), CANDIDATES)
     later = NaiveAngle().choose_angle(AngleState(round=2, base_query="", tried_queries=["x"], deficit=1), CANDIDATES)

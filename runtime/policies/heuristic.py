@@ -15,10 +15,11 @@ from citeloop.trajectories.events import (
     StopSignals,
 )
 
-# A first search casts wide (the sub-question in the context of the whole question) so its
-# hits can serve sibling sub-questions as leads; a later hop already knows its entity and
-# goes narrow first.
-BROAD_FIRST = ("question", "context", "base", "entity", "relation", "gap_followup")
+# A first hop casts wide first (the whole question) so its hits can serve sibling sub-questions
+# as leads, then searches its own words before mixing in the question's other names (which may
+# belong to a later hop: "country nugegoda located British Empire"); a later hop already knows
+# its entity and goes narrow first.
+BROAD_FIRST = ("question", "base", "context", "entity", "relation", "gap_followup")
 NARROW_FIRST = ("base", "entity", "relation", "context", "question", "gap_followup")
 ANGLE_ORDER = NARROW_FIRST
 
@@ -47,7 +48,7 @@ class HeuristicStop:
 class HeuristicAngle:
     """Seed 4.2: change the angle, not the wording; never repeat a query."""
 
-    ref = PolicyRef(name="heuristic", version="1")
+    ref = PolicyRef(name="heuristic", version="2")
 
     def choose_angle(self, state: AngleState, candidates: list[AngleCandidate]) -> Choice:
         tried = set(state.tried_queries)
