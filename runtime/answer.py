@@ -42,12 +42,10 @@ from citeloop.runtime.answer_hops import (
 )
 from citeloop.runtime.answer_spans import (
     Found,
-    asked_parent,
     best_span,
     cues,
     date_mentions,
     described_as,
-    has_phrase,
     number_mentions,
     states_kind,
 )
@@ -56,6 +54,7 @@ from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.mentions import life_span
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
+from citeloop.runtime.question_asks import asked_parent, has_phrase
 from citeloop.runtime.report_evidence import ReportEvidence
 from citeloop.runtime.text import (
     content_terms,

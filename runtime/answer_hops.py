@@ -14,7 +14,7 @@ from functools import lru_cache
 from citeloop.runtime.answer_slots import slot_terms
 from citeloop.runtime.answer_spans import cues, states_kind
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
-from citeloop.runtime.clauses import asked_noun
+from citeloop.runtime.clauses import NOUN_PREPOSITIONS, asked_noun
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.parentage import own_parentage
 from citeloop.runtime.planner import SLOT
@@ -57,7 +57,7 @@ def _asks_measure(question: str) -> bool:
     noun asked ("What low budget British comedy franchise ...")."""
     noun = asked_noun(question)
     return noun in cues().measure_nouns and \
-        re.search(rf"\b{noun}\s+(?:of|in|at|on|for|near)\b", question, re.IGNORECASE) is not None
+        re.search(rf"\b{noun}\s+(?:{NOUN_PREPOSITIONS})\b", question, re.IGNORECASE) is not None
 
 
 @lru_cache(maxsize=1 << 10)

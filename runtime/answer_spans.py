@@ -54,9 +54,8 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
 )
 from citeloop.runtime.parentage import parent_slot, parents_named
 from citeloop.runtime.place_forms import of_kind_by_form
-from citeloop.runtime.question_asks import (  # noqa: F401 - asked_parent: part of this module's API
+from citeloop.runtime.question_asks import (
     asked_life,
-    asked_parent,
     asks_institution,
     asks_place,
     has_phrase,

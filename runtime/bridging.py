@@ -19,12 +19,7 @@ from functools import cache
 from citeloop.runtime.answer_places import after_place_word, is_country
 from citeloop.runtime.entity_titles import is_namesake, names_title
 from citeloop.runtime.memo import memo
-from citeloop.runtime.parentage import (  # noqa: F401 - the parentage readers stay part of this API
-    own_parentage,
-    parent_bonus,
-    parent_slot,
-    parents_named,
-)
+from citeloop.runtime.parentage import parent_bonus, parents_named
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.plan_gate import SLOT
 from citeloop.runtime.relations import (

@@ -24,6 +24,10 @@ RELATIVE = re.compile(
 ASKED = re.compile(r"\b(what|which|who|whom|whose|when|where|how)\b", re.IGNORECASE)
 
 
+NOUN_PREPOSITIONS = "of|in|at|on|for|near"
+"""The prepositions after a noun a question word asks for ("the most popular hotel in")."""
+
+
 def asked_noun(text: str) -> str:
     """The noun a question word asks for: "on what station" -> "station", "which California
     city" -> "city" (names are skipped), "what crime family" -> "family", "what is the name of
@@ -32,7 +36,7 @@ def asked_noun(text: str) -> str:
     # "What is the name of the airport ..." asks for an airport, as "what airport" does.
     # "What is the most popular hotel in ..." asks for a hotel: the noun before the preposition.
     match = re.search(r"\b(?:what|which)\s+(?:(?:is|was|are|were)\s+the\s+(?:name\s+of\s+(?:the\s+)?|(?=\w+\s+of\b)"
-                      r"|(?:most\s+)?(?=(?:[a-z]+\s+){0,2}[a-z]+\s+(?:of|in|at|on|for|near)\b)))?"
+                      rf"|(?:most\s+)?(?=(?:[a-z]+\s+){{0,2}}[a-z]+\s+(?:{NOUN_PREPOSITIONS})\b)))?"
                       r"([^?,;:()]+)", text, re.IGNORECASE)
     if match is None:
         return ""
@@ -75,6 +79,7 @@ def after_bridge(text: str) -> str:
 # selling booze?" the words after "is" are the outer question's own verb.
 _PLACED = "located|situated|based|set|found|headquartered"
 _PARTICIPLES = "born|held|made|built|known|shot|written|sung|taken|given|fought|won|seen|run"
+_PARTICIPLE_WORDS = frozenset(_PARTICIPLES.split("|"))
 _CLAUSE_END = re.compile(
     rf"^(?P<clause>(?:where|that|which)\s+(?!(?:is|was|are|were|has|have|had)\b)[^,]+?\s(?:is|was|are|were|will\s+be)"
     rf"(?:\s+(?:{_PLACED}|{_PARTICIPLES}))?)"
@@ -102,19 +107,16 @@ def _outer_verb_end(clause: str, aux: str) -> int | None:
     be = aux.lower() in ("was", "were", "is", "are")
     for match in _AFTER_NAME.finditer(clause):
         verb = match.group("verb")
-        if verb in STOPWORDS or verb in _CLAUSE_WORDS:
-            continue
+        if verb in STOPWORDS:
+            continue  # "and", "which", "in", "was": the clause goes on
         # "-ed" is a participle only where a passive stands: at the end or before "by"
         # ("founded", "taken by"); "James Hetfield responded to" is the clause's own past verb
         after = clause[match.end():].split()[:1]
-        participle = verb in _PARTICIPLES.split("|") or (
+        participle = verb in _PARTICIPLE_WORDS or (
             verb.endswith(("ed", "en")) and after in ([], ["by"]))
         if (participle if be else not verb.endswith(("ed", "ing", "s"))):
             return match.start("verb")
     return None
-
-
-_CLAUSE_WORDS = frozenset("and or but nor then than who whom whose which that where when".split())
 
 
 def split_clause_end(clause: str, head: str = "") -> tuple[str, str]:

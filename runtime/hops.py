@@ -230,6 +230,8 @@ class HopResolution:
         cards = self._usable_cards(state.sq.id)
         titles = {fold_accents(card.title) for card in cards}
         other_parent = self._other_parent(dep)
+        # "the son of John and Elizabeth Dickens": the hop asked for the father; a name the
+        # question gives is no bridge ("CARICOM", of "a member of CARICOM")
         asked = {e.lower() for e in self.plan.entities}
         followed = [e for e in state.entities if e not in other_parent and e.lower() not in asked]
         best = max(cards, key=lambda c: c.grade.relevance, default=None)
@@ -239,17 +241,13 @@ class HopResolution:
             # read by the same search does not make the runner-up the bridge
             self.resolved[dep] = followed[0]
             return
-        for name in state.entities:
-            if name in other_parent or name.lower() in asked:
-                continue  # "the son of John and Elizabeth Dickens": the hop asked for the father;
-                # a name the question gives is no bridge ("CARICOM", of "a member of CARICOM")
+        for name in followed:
             if any(names_title(title, {fold_accents(name).lower()}) for title in titles):
                 self.resolved[dep] = name
                 return
         for card in sorted(cards, key=lambda c: -c.grade.relevance):
             text = fold_accents(f"{card.title} {card.quote}").lower()
-            named = [e for e in state.entities if fold_accents(e).lower() in text and e not in other_parent
-                     and e.lower() not in asked]
+            named = [e for e in followed if fold_accents(e).lower() in text]
             if named:
                 self.resolved[dep] = named[0]
                 return

@@ -195,8 +195,6 @@ def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
 
 # --------------------------------------------------------------------------- entities
 
-# Lowercase words allowed inside a name ("Bank of America", "Ludwig van Beethoven").
-# "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
 SENTENCE_OPENERS: frozenset[str] = frozenset(
     "unlike despite following according including besides although though whereas while since until "
     "throughout regarding concerning considering however meanwhile moreover furthermore nevertheless "
@@ -205,6 +203,8 @@ SENTENCE_OPENERS: frozenset[str] = frozenset(
 as grammar, not as a name: "Unlike U.S. states, ..." names "U.S", not "Unlike U.S"; "However,
 Strauss died" names Strauss. Not those that open titles and names too ("Near East", "Beyond the
 Sea", "Inside Out")."""
+# Lowercase words allowed inside a name ("Bank of America", "Ludwig van Beethoven").
+# "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
 CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "la", "von", "van", "du", "der", "di"})
 # The same and a few more that stand inside a name once it is known to be one ("Carlos, Duke of
 # Madrid", "Francisco de la Torre y Lopez"), though they do not start a run of name words.

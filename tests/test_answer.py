@@ -398,7 +398,7 @@ def test_where_someone_studied_is_answered_by_the_institution_not_a_place() -> N
     ("What university did Anna Holt attend?", False),  # no "where": the noun says what is asked
 ])
 def test_where_with_a_verb_of_study_or_work_asks_for_an_institution(question: str, expected: bool) -> None:
-    from citeloop.runtime.answer_spans import asks_institution
+    from citeloop.runtime.question_asks import asks_institution
     assert asks_institution(question) is expected
 
 

@@ -13,15 +13,11 @@ from types import SimpleNamespace
 import pytest
 from citeloop.runtime.answer_hops import answer_kind
 from citeloop.runtime.answer_spans import states_kind
-from citeloop.runtime.bridging import (
-    describes_noun,
-    parent_slot,
-    parents_named,
-    with_attribute_cues,
-)
+from citeloop.runtime.bridging import describes_noun, with_attribute_cues
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.entity_titles import is_namesake, names_entity
 from citeloop.runtime.hops import HopResolution
+from citeloop.runtime.parentage import parent_slot, parents_named
 from citeloop.runtime.session import run_research
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms, entity_spans

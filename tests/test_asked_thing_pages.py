@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from test_answer import FILLER, _kit
 
-from citeloop.runtime.answer_spans import asked_life
+from citeloop.runtime.question_asks import asked_life
 from citeloop.runtime.entity_titles import titles_asked_thing
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink

@@ -12,7 +12,7 @@ import pytest
 from llm_scripts import card, claim_of
 
 from citeloop.runtime.answer_spans import best_span
-from citeloop.runtime.bridging import parent_slot, parents_named
+from citeloop.runtime.parentage import parent_slot, parents_named
 
 
 def test_a_son_and_successor_names_his_parents_not_his_mothers() -> None:
@@ -77,7 +77,7 @@ def test_one_parent_named_after_what_she_was() -> None:
     ("His wife's father was a geographer.", False),
 ])
 def test_a_sentence_names_its_own_subjects_parents(quote: str, own: bool) -> None:
-    from citeloop.runtime.bridging import own_parentage
+    from citeloop.runtime.parentage import own_parentage
     assert own_parentage(quote) is own
 
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from citeloop.runtime.answer_hops import option_question
 from citeloop.runtime.answer_spans import (
-    asked_life,
     date_mentions,
     life_place,
     life_role,
     states_kind,
 )
+from citeloop.runtime.question_asks import asked_life
 from citeloop.runtime.relations import either_or_options, relation_path
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink

@@ -147,7 +147,7 @@ def test_a_title_names_an_entity_written_with_a_word_of_address() -> None:
 
 
 def test_the_parent_asked_for_is_read_from_the_child_of_a_and_b() -> None:
-    from citeloop.runtime.bridging import parent_bonus
+    from citeloop.runtime.parentage import parent_bonus
 
     quote = "She was the second child of King Louis XV of France and queen consort Marie Leszczyńska."
     assert parent_bonus(quote, "Marie Leszczyńska", "mother") > parent_bonus(quote, "King Louis XV of France", "mother")
