@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from citeloop.runtime.countries import is_country_word
-from citeloop.runtime.text import tokenize
+from citeloop.runtime.text import STOPWORDS, tokenize
 from citeloop.trajectories.models import SubQuestion
 
 
@@ -30,13 +30,20 @@ class SubQuestionState:
 
 def _named_in(entity: str, query: str) -> bool:
     """Does the search query name the entity? Compared word by word: a query is written
-    without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell")."""
+    without punctuation ("harris w fawell"), the entity with it ("Harris W. Fawell"), and a
+    query written from the question's words has no stopwords ("location siege cassel" names
+    "Siege of Cassel")."""
     words = _bare_words(entity)
-    return bool(words) and f" {words} " in f" {_bare_words(query)} "
+    # a single letter is part of the name ("Model S"), a query without it names another thing
+    content = [w for w in words if w not in STOPWORDS or len(w) == 1]
+    if not content:  # a name of stopwords alone ("The Who") is compared with them
+        return bool(words) and f" {' '.join(words)} " in f" {' '.join(_bare_words(query))} "
+    query_content = [w for w in _bare_words(query) if w not in STOPWORDS or len(w) == 1]
+    return f" {' '.join(content)} " in f" {' '.join(query_content)} "
 
 
-def _bare_words(text: str) -> str:
-    return " ".join(_POSSESSIVE.sub("", t) for t in tokenize(text))
+def _bare_words(text: str) -> list[str]:
+    return [_POSSESSIVE.sub("", t) for t in tokenize(text)]
 
 
 _POSSESSIVE = re.compile(r"'s?$")

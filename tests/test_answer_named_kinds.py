@@ -21,6 +21,18 @@ def test_a_possessive_in_the_query_still_names_the_entity() -> None:
     assert hop_entities(["Everybody's Hobby"], "everybody's hobby director") == ["Everybody's Hobby"]
 
 
+def test_a_query_without_stopwords_still_names_an_entity_that_has_them() -> None:
+    """The planner writes a hop's query from the question's words without stopwords: "location
+    siege cassel took place" is about "Siege of Cassel" (so a sibling page read by the same
+    search, which never names it, is no evidence of this hop)."""
+    assert hop_entities(["Siege of Cassel"], "location siege cassel took place") == ["Siege of Cassel"]
+    assert hop_entities(["Siege of Cassel"], "location siege took place") == []
+    # a name of stopwords alone is compared with them
+    assert hop_entities(["The Who"], "the who first album") == ["The Who"]
+    # a single letter is part of the name: a query that lost it names another thing
+    assert hop_entities(["Model S"], "company makes model") == []
+
+
 def test_a_name_ending_with_the_asked_word_is_of_that_kind() -> None:
     quote = "Dorran County lies east of the river; the town is the seat of Avery County."
     assert kind_nearness(quote, "Avery County", "county") == 1.0
