@@ -74,6 +74,8 @@ class HopResolution:
         if dead and state.leads and state.searches < self.config.budget.per_subq_searches:
             self._follow_next_lead(state)
             return
+        if dead or state.searches >= self.config.budget.per_subq_searches:
+            self._restore_leader(state)
         if dead:
             self._set_status(state, "dead_end", "tried enough distinct angles, saw related hits, found no evidence")
             self.rec.emit(DeadEnd, subq=sid, queries_tried=list(state.queries), angles_tried=list(state.angles),
@@ -88,11 +90,20 @@ class HopResolution:
         (its query names that one entity; the angles start again within the hop's budget)."""
         dep = state.sq.depends_on[0]
         name = state.leads.pop(0)
+        if state.leader is None:
+            state.leader = self.resolved.get(dep)
         self.resolved[dep] = name
         state.query = " ".join(SLOT.sub(name, state.sq.search_query).split())
         state.entities = [name, *(e for e in state.entities if e != name)]
         state.angles.clear()
         state.relevant_searches = 0
+
+    def _restore_leader(self, state: SubQuestionState) -> None:
+        """A hop closes without evidence after following runner-up leads: none of them was
+        confirmed, so its dependency resolves to the leader again (a runner-up tried last
+        is no better supported than the name the evidence ranked first)."""
+        if state.leader is not None:
+            self.resolved[state.sq.depends_on[0]] = state.leader
 
     def _reuse_bridge_article(self, state: SubQuestionState) -> bool:
         """Before a hop is closed without evidence: the article of the entity its dependency

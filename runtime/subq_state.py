@@ -26,6 +26,10 @@ class SubQuestionState:
     leads: list[str] = field(default_factory=list)
     """Bridge candidates not yet followed, best first: when the hop fails with the entity it
     follows, the next one becomes its entity (a new angle within the same budget)."""
+    leader: str | None = None
+    """What the dependency resolved to before the hop followed its next lead: should no lead
+    give the hop evidence either, the leader (the name the dependency's evidence ranked best)
+    is the resolution again."""
 
 
 def _named_in(entity: str, query: str) -> bool:

@@ -96,3 +96,17 @@ def test_a_regnal_number_and_the_subjects_other_names_are_no_next_hop() -> None:
     assert subject_aliases(quote) == "Otto Johan Henrik"
     assert subject_aliases("Augustus Vane (Dresden, 13 August 1614 - 4 June 1680, Halle), was a duke.") == ""
     assert subject_aliases("The film was directed by Ivo Lind (Ivo Johan; born 1920).") == ""
+
+
+def test_a_hop_that_finds_nothing_for_its_runner_up_leads_resolves_to_the_leader_again() -> None:
+    """The mother's own article does not exist: the answer hop searches for her, then follows
+    the runner-up names of the first hop's evidence one by one and finds nothing for them
+    either. No runner-up was confirmed, so the first hop resolves to the name its evidence put
+    in the mother's place, and that name (stated by a cited sentence) is the answer."""
+    result = _research(
+        "Name the mother of Aldo Varn, 2nd Baron Varn, who was the daughter of the nobleman Piet Orr, 3rd Earl of Kell?", {
+            "Aldo Varn, 2nd Baron Varn": "Aldo Varn, 2nd Baron Varn (1572 - 1625) was the son of Bert Varn, 1st Baron "
+                                         "Varn and Mira Orr, daughter of Piet Orr, 3rd Earl of Kell. In 1595 he married "
+                                         "Lena Cole, daughter of Tam Cole, Earl of Kell.",
+            "Piet Orr, 3rd Earl of Kell": "Piet Orr, 3rd Earl of Kell (1509 - 1572) was a nobleman and politician of Kell."})
+    assert (result.report.answer.status, result.report.answer.text) == ("answered", "Mira Orr"), result.report.answer
