@@ -317,7 +317,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
     """
     # A title's qualifier tells it from its namesakes and may name the bridge itself: in
     # "the performer of song Evolution (Ayumi Hamasaki Song)" the performer is still the next hop.
-    question_tokens = set(tokenize(re.sub(r"\([^)]*\)", " ", plan.question)))
+    # Accents folded on both sides: "Aschenbrödel" is the question's "Aschenbrodel".
+    question_tokens = set(tokenize(fold_accents(re.sub(r"\([^)]*\)", " ", plan.question))))
     question_names = {e.lower() for e in plan.entities}
     relations = relation_terms(plan)
     titles = {t.split(" (")[0]: t for t in sorted(seen_titles)}
@@ -359,7 +360,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
             else:
                 # the word for the asked kind is no sign of a question name ("McDowell County"),
                 # nor is a title's leading article ("The Jetsons": every question has a "the")
-                own_words = tokens[1:] if len(tokens) > 1 and tokens[0] in LEADING_ARTICLES else tokens
+                folded = tokenize(fold_accents(name))
+                own_words = folded[1:] if len(folded) > 1 and folded[0] in LEADING_ARTICLES else folded
                 excluded = sum(t in question_tokens and t not in kind_words for t in own_words) / len(own_words) >= 0.5
             if excluded:
                 continue

@@ -110,3 +110,14 @@ def test_a_hop_that_finds_nothing_for_its_runner_up_leads_resolves_to_the_leader
                                          "Lena Cole, daughter of Tam Cole, Earl of Kell.",
             "Piet Orr, 3rd Earl of Kell": "Piet Orr, 3rd Earl of Kell (1509 - 1572) was a nobleman and politician of Kell."})
     assert (result.report.answer.status, result.report.answer.text) == ("answered", "Mira Orr"), result.report.answer
+
+
+def test_the_questions_own_name_written_without_its_accent_is_no_next_hop() -> None:
+    """The question writes "Aschenbrodel", the page "Aschenbrödel": still the question's own
+    name, so the composer the sentence names is the only next hop."""
+    plan = RulePlanner().plan("Who was in charge of the country where the composer of Aschenbrodel was a citizen?")
+    hop = plan.sub_questions[0]
+    quote = "Aschenbrödel is a ballet by Jorn Vessel completed after his death."
+    page = card("c1", quote, "d1", hop.id).model_copy(update={"title": "Aschenbrödel"})
+    ranked = [name for name, _, _ in rank_bridge_evidence(plan, [page], set(), hop.search_query)]
+    assert ranked == ["Jorn Vessel"], ranked
