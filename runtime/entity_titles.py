@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from citeloop.runtime.memo import memo
-from citeloop.runtime.text import content_terms, fold_accents, name_in_context
+from citeloop.runtime.text import content_terms, fold_accents, name_in_context, names_in_context
 from citeloop.trajectories.models import EvidenceCard
 
 
@@ -67,9 +67,21 @@ _NO_DIGIT_AFTER = re.compile(r"(?!\d)")
 def _names_entity(key: tuple[str, str, tuple[str, ...]]) -> bool:
     # Kept by (title, quote, names): a run asks it of the same cards after every round.
     title, quote, names = key
-    text = fold_accents(f"{title} {quote}").lower()
-    return any(_number_in(text, n) if n.isdigit() else _word_in(text, n) for n in names) \
+    written = fold_accents(f"{title} {quote}")
+    text = written.lower()
+    return any(_number_in(text, n) if n.isdigit() else
+               _proper_word_in(written, text, n) if n.isalpha() else _word_in(text, n) for n in names) \
         or names_title(fold_accents(title), set(names))
+
+
+def _proper_word_in(written: str, text: str, name: str) -> bool:
+    """Does the text name a one-word name (`name` lower case, `text` the lower-cased `written`)
+    as a name: a whole word written with a capital ("Privilege" names the album; "a privilege
+    granted to few" does not)?"""
+    if len(written) != len(text):  # lower-casing moved the offsets: compare as words only
+        return _word_in(text, name)
+    return any(written[b.end() if b else 0].isupper()
+               for b, _ in names_in_context(text, name, _NO_WORD_BEFORE, _NO_WORD_AFTER))
 
 
 def _word_in(text: str, name: str) -> bool:

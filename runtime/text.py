@@ -196,7 +196,7 @@ def term_overlap(a_terms: Iterable[str], b_terms: Iterable[str]) -> float:
 # --------------------------------------------------------------------------- entities
 
 SENTENCE_OPENERS: frozenset[str] = frozenset(
-    "unlike despite following according including besides although though whereas while since until "
+    "unlike despite following according including besides alongside although though whereas while since until "
     "throughout regarding concerning considering however meanwhile moreover furthermore nevertheless "
     "nonetheless therefore thus hence instead otherwise afterwards".split())
 """Prepositions, conjunctions and linking adverbs (not among the stopwords) that open a sentence

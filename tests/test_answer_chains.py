@@ -271,6 +271,10 @@ def test_the_same_country_is_compared_by_country_not_by_shared_words(second: str
     ("Three other adaptions exist, including earlier 1914 and 1916 versions.", ["4", "minute mile"], False),
     ("The 4 Minute Mile premiered in 2014.", ["4"], True),
     ("He then went into exile, where he died.", ["king victor emmanuel iii of italy"], True),  # by its title
+    # a one-word name is named where it is written as a name, with a capital
+    ("She sang in Caracas, a privilege granted to few artists.", ["privilege"], False),
+    ("Privilege is the first album of the band.", ["privilege"], True),
+    ("The band recorded Privilege in 1983.", ["privilege"], True),
 ])
 def test_a_card_names_an_entity_by_word_or_by_its_own_title(quote: str, names: list[str], named: bool) -> None:
     page = card("c1", quote).model_copy(update={"title": "Victor Emmanuel III of Italy"})

@@ -97,6 +97,7 @@ def test_entity_spans_sentence_opening_adverb_is_not_a_name():
 def test_entity_spans_sentence_opening_preposition_is_not_a_name():
     assert entity_spans("Unlike U.S. states, the Lakota live here.") == ["U.S", "Lakota"]
     assert entity_spans("Following the war, Despite Records closed.") == ["Despite Records"]
+    assert entity_spans("Alongside her husband, Ada Wren wrote.") == ["Ada Wren"]
     assert entity_spans("Near East is a region. Inside Out is a film.") == ["Near East", "Inside Out"]
 
 
