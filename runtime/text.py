@@ -64,14 +64,20 @@ def normalize(text: str) -> str:
 
 
 def fold_accents(text: str) -> str:
-    """"Akinoshū" and "Akinoshu" must meet: users type names without their diacritics."""
-    if text.isascii():  # NFKD leaves ASCII alone and it holds no combining marks
+    """"Akinoshū" and "Akinoshu" must meet: users type names without their diacritics. So must
+    "Saxe- Weissenfels" and "Saxe-Weissenfels": some exports put a space after a name's hyphen."""
+    if text.isascii() and "- " not in text:  # NFKD leaves ASCII alone and it holds no combining marks
         return text
     return _folded(text)
 
 
+_HYPHEN_SPACE = re.compile(r"(?<=[A-Za-z])- (?=[A-Z])")
+
+
 @memo("text.fold_accents")
 def _folded(text: str) -> str:
+    if "- " in text:
+        text = _HYPHEN_SPACE.sub("-", text)
     decomposed = unicodedata.normalize("NFKD", text)
     if decomposed.isascii():
         return decomposed

@@ -1,4 +1,4 @@
-from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, term_overlap, tokenize
+from citeloop.runtime.text import STOPWORDS, content_terms, entity_spans, fold_accents, term_overlap, tokenize
 
 
 def test_stopwords_cover_question_words_and_auxiliaries():
@@ -104,6 +104,13 @@ def test_entity_spans_sentence_opening_preposition_is_not_a_name():
 def test_entity_spans_sentence_opening_linking_adverb_is_not_a_name():
     assert entity_spans("However, Strauss died in 1899. Meanwhile Bayer finished it.") == [
         "Strauss", "1899", "Bayer"]
+
+
+def test_a_name_written_with_a_space_after_its_hyphen_meets_the_name_without_it():
+    # some exports write "Saxe- Weissenfels" in the text of a page titled "Saxe-Weissenfels"
+    assert fold_accents("Augustus of Saxe- Weissenfels") == "Augustus of Saxe-Weissenfels"
+    assert fold_accents("pre- and post-war") == "pre- and post-war"  # a hyphen before a word is kept
+    assert fold_accents("Hanau- Lichtenbérg") == "Hanau-Lichtenberg"
 
 
 def test_content_terms_fold_accents_as_the_index_does():
