@@ -16,8 +16,9 @@ from citeloop.runtime.text import NAME_PARTICLES, entity_spans
 _KIN_OF = r"(?:son|daughter|child|children|sons|daughters)(?:\s+and\s+(?:heir|successor))?\s+of"
 """A child's word and its "of" ("the eldest son and successor of")."""
 _SPOUSE_WORDS = (r"(?:his\s+(?:(?:first|second|third)\s+)?(?:wife|consort|queen),?\s+|"
-                 r"(?:queen|the\s+)?\s*consort\s+)?")
-"""What may stand before the mother's name: "and his wife", "and his consort", "and queen consort"."""
+                 r"(?:queen|the\s+)?\s*consort\s+|the\s+(?=[A-Z]))?")
+"""What may stand before the mother's name: "and his wife", "and his consort", "and queen consort",
+or the article of her style ("and the Countess Palatine Anna Magdalena")."""
 _PARENTS = re.compile(r"(?:\b" + _KIN_OF + r"\s+(?P<first>(?:(?!\s+and\s).)+?)|"
                       r"\bborn\b[^.;()]*?\bto\s+"
                       r"(?P<born_first>[A-Z].+?))\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")

@@ -196,6 +196,9 @@ def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
      ("Carlos, Duke of Velm", "Ada Visconti")),
     ("He was the son of Francis Baring, 3rd Baron Velm (1800-1868), and Lady Ada Montagu.",
      ("Francis Baring, 3rd Baron Velm", "Lady Ada Montagu")),
+    # the article of the mother's style
+    ("She was a daughter of Johann Orr II of Velm (1628–1666) and the Countess Palatine Ada of Dorn (1640–1693).",
+     ("Johann Orr II of Velm", "Countess Palatine Ada of Dorn")),
 ])
 def test_the_parents_of_a_biography_are_father_then_mother(quote: str, parents: tuple[str, str] | None) -> None:
     assert parents_named(quote) == parents
