@@ -296,6 +296,13 @@ def with_style(quote: str, name: str) -> str:
     return f"{name}, {found[1].group(1)}" if found and found[1] is not None else name
 
 
+def _is_person_by_form(name: str) -> bool:
+    """Is the name a person's by its form: a word of address first ("King Sancho I of
+    Portugal") or a regnal number last ("Muawiyah I")?"""
+    words = name.split()
+    return len(words) > 1 and (words[0].lower() in cues().address_words or bool(REGNAL_NUMBER.fullmatch(words[-1])))
+
+
 def with_unit(quote: str, number: str) -> str:
     """The number with the unit of measure written right after it ("6.8 inches"), or as it is."""
     found = re.search(rf"(?<![\w.,]){re.escape(number)}\s+([A-Za-z]+)\b", quote)
@@ -423,6 +430,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                         continue  # a nationality word never answers "which actor?"
                     score += 0.5 if origin else -0.6
                 if place and not origin:
+                    if _is_person_by_form(name):
+                        continue  # "consort to King Sancho I of Portugal" names no place
                     side = life_place(quote, name) if role is not None else None
                     if side is not None and side != role:
                         continue  # the birthplace does not answer where someone died

@@ -127,12 +127,15 @@ def life_place(sentence: str, name: str) -> str | None:
     """"birth" or "death" for a place that a life's brackets give on that side of the dash
     ("(Madrid, 23 June 1862 - Munich, 4 December 1946)", "(May 8, 1889 in Seattle - May 14,
     1967 in Los Angeles)"); None for a name outside such brackets, or before a semicolon in
-    them, where a birth name stands ("(born Vladimir Breslav; 13 May 1898 in Rezekne - ...)")."""
+    them, where a birth name stands ("(born Vladimir Breslav; 13 May 1898 in Rezekne - ...)"), or
+    right after "born" ("(born Kovelamudi Raghavendra Rao on 23 May 1942)")."""
     for whole in _bracket_groups(sentence):
         for part in whole.split(";"):
             # "(born 25 March 1908 in Düsseldorf; died 20 April 1980 in Castellina in Chianti)":
             # each part says whose side it is; "(born Vladimir Breslav; ...)" is a birth name, no place.
             marks = [w for w in tokenize(part)[:2] if w in _LIFE_MARKS]
+            if marks and name in part and re.search(rf"\bborn\s+{re.escape(name)}", part):
+                return None  # "(born Kovelamudi Raghavendra Rao on 23 May 1942)": a birth name
             if marks and name in part and date_mentions(part):
                 return "death" if marks[0] in _DEATH_MARKS else "birth"
         group = whole.rsplit(";", 1)[-1]

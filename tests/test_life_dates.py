@@ -128,6 +128,8 @@ def test_a_films_year_is_not_read_as_its_directors_birth() -> None:
     # each part of the brackets says whose side it is
     ("Hal Kant (born 25 March 1908 in Dorsel, Vendria; died 20 April 1980 in Castel, Ostria) was a director.",
      {"Dorsel": "birth", "Castel": "death"}),
+    # right after "born" stands a birth name
+    ("Ravi Rao (born Kovel Ravi Rao on 23 May 1942) is a director.", {"Kovel Ravi Rao": None}),
 ])
 def test_a_lifes_brackets_place_its_birth_and_death(sentence: str, sides: dict[str, str | None]) -> None:
     assert {name: life_place(sentence, name) for name in sides} == sides
@@ -189,3 +191,12 @@ def test_the_place_a_life_bracket_ties_to_the_birth_answers_where_born() -> None
     found = best_span("entity", [(claim_of(hop), hop)], {"born", "birth"}, ["Ladis Pejar"],
                       "Where was the father of Teo Pejar born?")
     assert found and found[0].text == "Sopra", [(f.text, f.score) for f in found]
+
+
+def test_a_person_by_the_form_of_the_name_is_no_place() -> None:
+    """"Queen consort to King Tam II of Velm": "to" stands before the name, but a word of
+    address and a regnal number make it a person's, and where she was born is not said."""
+    result, _ = run_research("Where was the mother of Aldo Varn born?", _kit({**FILLER,
+        "Aldo Varn": "Aldo Varn (1200 – 1250) was a knight, the son of Piet Varn and Mira Orr.",
+        "Mira Orr": "Mira Orr (1180 – 1230) was Queen consort to King Tam II of Velm."}), out_dir=None, sink=MemorySink())
+    assert (result.report.answer.status, result.report.answer.text) == ("not_found", None), result.report.answer
