@@ -318,11 +318,15 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
         # An answer hop asking a date or a number is met before its own search only by a
         # sentence that states one (`_sources`): it may judge those documents too (the
         # director's own article, read while finding the director, gives his birth date).
+        resolved = {self.resolved[d].lower() for d in state.sq.depends_on if self.resolved.get(d)}
         upstream = set() if sid in self._answer_tests and self._dated_answer else \
             {c.doc_id for dep in state.sq.depends_on for c in self.ledger.cards_for(dep)}
         for doc, read_seq in list(self.read_docs.values()):
             # A document another sub-question already read, about this one's entity: reuse it.
-            if doc.doc_id in upstream:
+            # One behind the hop this one depends on only when its title is the thing this hop
+            # asks of the entity that hop resolved to ("Leader of Opposition (Uganda)" for
+            # "Uganda opposition leader"; not of a runner-up's words, "Baron Petre").
+            if doc.doc_id in upstream and not (state.query and titles_asked_thing(doc.title, resolved, state.query)):
                 continue
             if state.query and (names_title(doc.title, names) or titles_asked_thing(doc.title, names, state.query)) \
                     and not self.ledger.cards_for_doc(sid, doc.doc_id):

@@ -121,3 +121,15 @@ def test_the_questions_own_name_written_without_its_accent_is_no_next_hop() -> N
     page = card("c1", quote, "d1", hop.id).model_copy(update={"title": "Aschenbrödel"})
     ranked = [name for name, _, _ in rank_bridge_evidence(plan, [page], set(), hop.search_query)]
     assert ranked == ["Jorn Vessel"], ranked
+
+
+def test_a_page_read_while_finding_the_bridge_answers_when_its_title_is_the_thing_asked_of_it() -> None:
+    """The whole-question search of the first hop read "Leader of Opposition (Dorvia)" beside the
+    town's page: once the first hop resolves to Dorvia, that page's title is what the answer
+    hop asks of Dorvia, so the answer hop judges it instead of searching to a dead end."""
+    result = _research("Who is the current opposition leader in the country where Velmtown is located?", {
+        "Velmtown": "Velmtown is a town in the east of Dorvia.",
+        "Leader of Opposition (Dorvia)": "The Leader of Opposition of Dorvia heads the Shadow Cabinet. The current "
+                                         "Leader of Opposition is Ada Kell, who took office in 2016."})
+    assert result.report.resolved_entities == {"sq1": "Dorvia"}
+    assert (result.report.answer.status, result.report.answer.text) == ("answered", "Ada Kell"), result.report.answer
