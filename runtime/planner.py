@@ -106,6 +106,16 @@ def _with_qualifiers(text: str, names: list[str]) -> list[str]:
     return [n for n in out if n not in inside]
 
 
+_JOINT = re.compile(r"\b(?:both|respective)\b", re.IGNORECASE)
+
+
+def _joint_subjects(body: str, entities: list[str]) -> bool:
+    """Does the question ask one thing of two named subjects together ("Both Never Cry Wolf and
+    Big Hero 6 films were released by what label?", "What role did A and B perform in their
+    respective bands?")? Then their own articles state it: no hop leads on to another entity."""
+    return len(entities) >= 2 and _JOINT.search(body) is not None
+
+
 def _words(text: str) -> str:
     """Query words of a text: its tokens without stopwords, in order."""
     return " ".join(t for t in tokenize(text) if t not in STOPWORDS)
@@ -207,7 +217,7 @@ class RulePlanner:
         # The noun the question word asks for ("which actress") names the answer, not a relation.
         asked = set(content_terms(asked_noun(body)))
         relation = [t for t in content_terms(body) if t not in entity_terms and t not in asked]
-        if entities and len(relation) <= self.settings.single_hop_terms:
+        if entities and (len(relation) <= self.settings.single_hop_terms or _joint_subjects(body, entities)):
             return self._anchor_then_answer(question, body, entities)
         return self._possessive_chain(question, body, entities) or self._anchor_then_bridge(question, body, entities)
 

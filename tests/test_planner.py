@@ -55,6 +55,17 @@ def test_a_single_hop_question_is_planned_as_one_sub_question(planner: RulePlann
     assert [a.title for a in plan.axes] == ["Answer"]
 
 
+@pytest.mark.parametrize("question", [
+    "Both Gull Point and Velm Harbour films were released by what label?",
+    "What role did Ada Kell and Tom Rell perform in their respective bands, Orr Point and Velm Harbour?",
+])
+def test_one_thing_asked_of_two_named_subjects_together_is_one_hop(planner: RulePlanner, question: str) -> None:
+    """Their own articles state it ("released under the Kestrel Pictures label"): no hop leads
+    from them to another entity."""
+    plan = planner.plan(question)
+    assert len(plan.sub_questions) == 1 and plan.question_type == "factoid"
+
+
 def test_angel_eyes_is_one_hop_searching_its_title_and_relation(planner: RulePlanner) -> None:
     plan = planner.plan("Who directed Angel Eyes?")
     assert [(s.id, s.search_query) for s in plan.sub_questions] == [("sq1", "Angel Eyes directed")]
