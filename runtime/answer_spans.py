@@ -50,6 +50,7 @@ from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's AP
     is_life_date,
     life_place,
     life_role,
+    frequency_mentions,
     number_mentions,
 )
 from citeloop.runtime.parentage import parent_slot, parents_named
@@ -259,7 +260,7 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
     if not relation & set(content_terms(quote)):
         return False
     if kind == "number":
-        return bool(number_mentions(quote))
+        return bool(number_mentions(quote)) or (asks_times(question) and bool(frequency_mentions(quote)))
     if kind == "entity" and asks_institution(question):
         return re.search(r"\b" + INSTITUTION_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
     if kind == "entity" and asks_place(question):
@@ -294,6 +295,16 @@ def with_style(quote: str, name: str) -> str:
     holder of the name."""
     found = name_in_context(quote, name, after=_style_pattern())
     return f"{name}, {found[1].group(1)}" if found and found[1] is not None else name
+
+
+FREQUENCY = 0.5
+"""Added to a count of times ("twice") when the question asks how many times: a plain number
+in the same sentence ("a 1998 Pro Bowl") counts something else."""
+
+
+def asks_times(question: str) -> bool:
+    """Does the question ask how often ("How many times was X selected ...?")?"""
+    return has_phrase(question, ("how many times",))
 
 
 def _is_person_by_form(name: str) -> bool:
@@ -361,6 +372,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
     lead = slot_lead(question)
     typed = typed_reader(question)
     person = has_phrase(question, ("who", "whom")) and not asks_place(question)
+    times = kind == "number" and asks_times(question)
     subject_keys = {fold_accents(s).lower() for s in subjects if s}
     found: dict[str, Found] = {}
     for rank, (claim, card) in enumerate(sentences):
@@ -377,8 +389,12 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
         elif kind == "number":
             # a number inside a date ("6" of "6 July 1843") counts nothing
             in_dates = {i for d in date_mentions(quote) for i in range(d.start, d.start + len(tokenize(d.text)))}
+            often = frequency_mentions(quote) if times else []
+            in_often = {n.start for n in often}
+            for n in often:  # "How many times ...?" is answered by "twice", "a two-time ..."
+                candidates.append((n.text, _nearness(quote, n.start, relation) + FREQUENCY))
             for n in number_mentions(quote):
-                if n.start not in in_dates:
+                if n.start not in in_dates and n.start not in in_often:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((with_unit(quote, n.text), _nearness(quote, n.start, relation) + own))
         elif typed is not None:

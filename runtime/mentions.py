@@ -186,3 +186,21 @@ def number_mentions(sentence: str) -> list[Mention]:
             continue
         out.append(Mention(n.raw, len(tokenize(sentence[: n.span[0]])), (value,)))
     return out
+
+
+_COUNT_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+_FREQUENCY = re.compile(r"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d{1,3}|" + "|".join(_COUNT_WORDS) +
+                        r")(?:-time\b|\s+times\b))", re.IGNORECASE)
+_ONCE = {"once": 1, "twice": 2, "thrice": 3}
+
+
+def frequency_mentions(sentence: str) -> list[Mention]:
+    """How often a sentence says something happened: "twice", "three times", "a two-time Pro
+    Bowl selection", "3-time champion" (the answer to "how many times ...?")."""
+    out = []
+    for m in _FREQUENCY.finditer(sentence):
+        word = (m.group("once") or m.group("n")).lower()
+        value = _ONCE.get(word, _COUNT_WORDS.get(word))
+        out.append(Mention(m.group(0), len(tokenize(sentence[: m.start()])), (float(value if value is not None else word),)))
+    return out

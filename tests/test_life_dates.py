@@ -9,6 +9,7 @@ import pytest
 from citeloop.runtime.answer_hops import option_question
 from citeloop.runtime.answer_spans import (
     date_mentions,
+    frequency_mentions,
     life_place,
     life_role,
     states_kind,
@@ -200,3 +201,21 @@ def test_a_person_by_the_form_of_the_name_is_no_place() -> None:
         "Aldo Varn": "Aldo Varn (1200 – 1250) was a knight, the son of Piet Varn and Mira Orr.",
         "Mira Orr": "Mira Orr (1180 – 1230) was Queen consort to King Tam II of Velm."}), out_dir=None, sink=MemorySink())
     assert (result.report.answer.status, result.report.answer.text) == ("not_found", None), result.report.answer
+
+
+@pytest.mark.parametrize(("sentence", "counts"), [
+    ("He was a two-time Pro Bowl selection.", [("two-time", 2.0)]),
+    ("He served as premier twice, in 1990 and 1998.", [("twice", 2.0)]),
+    ("She won the race three times.", [("three times", 3.0)]),
+    ("He was a 3-time champion.", [("3-time", 3.0)]),
+    ("At times he sang in 3 bands.", []),
+])
+def test_how_often_a_sentence_says_something_happened(sentence: str, counts: list[tuple[str, float]]) -> None:
+    assert [(m.text, m.value[0]) for m in frequency_mentions(sentence)] == counts
+
+
+def test_how_many_times_is_answered_by_a_count_of_times_not_another_number() -> None:
+    result, _ = run_research("How many times was Ada Kell elected mayor of Velm?", _kit({**FILLER,
+        "Ada Kell": "Ada Kell is a politician from Velm who was a member of 3 committees. She was elected mayor "
+                    "of Velm twice, serving 8 years."}), out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("number", "twice"), result.report.answer
