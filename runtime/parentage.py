@@ -7,7 +7,9 @@ ranking (`citeloop.runtime.bridging`), the hops and the answer finder.
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from citeloop.runtime.datafiles import read_data_yaml
 from citeloop.runtime.memo import memo
 from citeloop.runtime.text import NAME_PARTICLES, entity_spans
 
@@ -61,7 +63,19 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     words = second.split()
     if re.fullmatch(r"[A-Z][a-z]+", first) and len(words) >= 2 and all(w[:1].isupper() for w in words):
         first = f"{first} {words[-1]}"
+    if _styled(first, "female_styles") and not _styled(second, "female_styles"):
+        return second, first  # "... of Princess Madeleine and Christopher O'Neill": her style says she is the mother
     return first, second
+
+
+@cache
+def _styles(key: str) -> frozenset[str]:
+    return frozenset(read_data_yaml("answer_cues.yaml")[key])
+
+
+def _styled(name: str, key: str) -> bool:
+    """Does the name carry a style of `key` (`female_styles`) as a word?"""
+    return any(w in _styles(key) for w in re.findall(r"[a-z]+", name.lower()))
 
 
 _NAME_WORD = re.compile(r"[A-Z0-9\W]|(?:" + "|".join(sorted(NAME_PARTICLES)) + r")$")

@@ -199,6 +199,8 @@ def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
     # the article of the mother's style
     ("She was a daughter of Johann Orr II of Velm (1628–1666) and the Countess Palatine Ada of Dorn (1640–1693).",
      ("Johann Orr II of Velm", "Countess Palatine Ada of Dorn")),
+    # a style says who is the mother when she is named first
+    ("She is the second daughter of Princess Ada, Duchess of Velm, and Tom Orr.", ("Tom Orr", "Princess Ada, Duchess of Velm")),
 ])
 def test_the_parents_of_a_biography_are_father_then_mother(quote: str, parents: tuple[str, str] | None) -> None:
     assert parents_named(quote) == parents
