@@ -26,6 +26,12 @@ _PARENTS = re.compile(r"(?:\b" + _KIN_OF + r"\s+(?P<first>(?:(?!\s+and\s).)+?)|"
                       r"(?P<born_first>[A-Z].+?))\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")
 
 
+_PARENTS_BY = re.compile(r"\b" + _KIN_OF + r"\s+(?P<first>[A-Z][^;()]*?),?\s+by\s+"
+                         r"(?:his\s+(?:(?:first|second|third)\s+)?wife,?\s+)?(?P<second>[A-Z][^,.;()]*)")
+"""The mother after "by": "the eldest son of George Rodney, 2nd Baron Rodney, by Anne Harley", "the son
+of Admiral George Rodney, by his first wife Lady Jane Compton"."""
+
+
 _PARENTS_SERIAL = re.compile(r"\b" + _KIN_OF + r"\s+(?P<first>[A-Z][^,;()]*,\s+[A-Z][^,;()]*\sand\s[A-Z][^,;()]*),"
                              r"\s+and\s+" + _SPOUSE_WORDS + r"(?P<second>[A-Z][^,.;()]*)")
 """The parents parted by a comma's "and" when the father's style holds an "and" of its own:
@@ -49,6 +55,9 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     """(father, mother) of "the son of FATHER and MOTHER", a shared family name given to both:
     "the son of John and Elizabeth Dickens" -> ("John Dickens", "Elizabeth Dickens")."""
     match = _not_of_a_spouse(_PARENTS, quote)
+    by = _not_of_a_spouse(_PARENTS_BY, quote)
+    if by is not None and (match is None or by.start() <= match.start()):
+        match = by
     if match is None:
         return None
     serial = _not_of_a_spouse(_PARENTS_SERIAL, quote)

@@ -201,6 +201,11 @@ def test_the_bridge_is_the_leader_whose_own_article_the_hop_read() -> None:
      ("Johann Orr II of Velm", "Countess Palatine Ada of Dorn")),
     # a style says who is the mother when she is named first
     ("She is the second daughter of Princess Ada, Duchess of Velm, and Tom Orr.", ("Tom Orr", "Princess Ada, Duchess of Velm")),
+    # the mother after "by"
+    ("Orr was the eldest son of Tam Orr, 2nd Baron Velm, by Ada Kell, daughter and heiress of Ivo Kell.",
+     ("Tam Orr, 2nd Baron Velm", "Ada Kell")),
+    ("Orr was the son of Admiral Tam Orr, 1st Baron Velm, by his first wife Lady Ada Kell, daughter of Ivo Kell.",
+     ("Admiral Tam Orr, 1st Baron Velm", "Lady Ada Kell")),
 ])
 def test_the_parents_of_a_biography_are_father_then_mother(quote: str, parents: tuple[str, str] | None) -> None:
     assert parents_named(quote) == parents
