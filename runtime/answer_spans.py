@@ -47,10 +47,10 @@ from citeloop.runtime.memo import memo
 from citeloop.runtime.mentions import (  # noqa: F401 - part of this module's API for its callers
     Mention,
     date_mentions,
+    frequency_mentions,
     is_life_date,
     life_place,
     life_role,
-    frequency_mentions,
     number_mentions,
 )
 from citeloop.runtime.parentage import parent_slot, parents_named

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from citeloop.runtime.memo import memo
 from citeloop.runtime.numbers import extract_numbers
-from citeloop.runtime.text import tokenize
+from citeloop.runtime.text import name_in_context, tokenize
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
           "november", "december"]
@@ -41,6 +41,8 @@ _BEFORE_CHRIST = {"BC", "BCE", "B.C."}
 _DEATH_MARKS = {"died", "death", "d"}
 _LIFE_MARKS = _DEATH_MARKS | {"born", "birth", "b"}
 _PARENS = re.compile(r"\(([^()]*)\)")
+_AFTER_BORN = re.compile(r"\bborn\s+\Z")
+"""Right before a birth name: "(born Kovelamudi Raghavendra Rao on 23 May 1942)"."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,7 @@ def life_place(sentence: str, name: str) -> str | None:
             # "(born 25 March 1908 in Düsseldorf; died 20 April 1980 in Castellina in Chianti)":
             # each part says whose side it is; "(born Vladimir Breslav; ...)" is a birth name, no place.
             marks = [w for w in tokenize(part)[:2] if w in _LIFE_MARKS]
-            if marks and name in part and re.search(rf"\bborn\s+{re.escape(name)}", part):
+            if marks and name in part and name_in_context(part, name, _AFTER_BORN) is not None:
                 return None  # "(born Kovelamudi Raghavendra Rao on 23 May 1942)": a birth name
             if marks and name in part and date_mentions(part):
                 return "death" if marks[0] in _DEATH_MARKS else "birth"

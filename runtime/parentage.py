@@ -72,19 +72,19 @@ def parents_named(quote: str) -> tuple[str, str] | None:
     words = second.split()
     if re.fullmatch(r"[A-Z][a-z]+", first) and len(words) >= 2 and all(w[:1].isupper() for w in words):
         first = f"{first} {words[-1]}"
-    if _styled(first, "female_styles") and not _styled(second, "female_styles"):
+    if _female_styled(first) and not _female_styled(second):
         return second, first  # "... of Princess Madeleine and Christopher O'Neill": her style says she is the mother
     return first, second
 
 
 @cache
-def _styles(key: str) -> frozenset[str]:
-    return frozenset(read_data_yaml("answer_cues.yaml")[key])
+def _female_styles() -> frozenset[str]:
+    return frozenset(read_data_yaml("answer_cues.yaml")["female_styles"])
 
 
-def _styled(name: str, key: str) -> bool:
-    """Does the name carry a style of `key` (`female_styles`) as a word?"""
-    return any(w in _styles(key) for w in re.findall(r"[a-z]+", name.lower()))
+def _female_styled(name: str) -> bool:
+    """Does the name carry a woman's style ("Princess", "Countess"; `female_styles`) as a word?"""
+    return any(w in _female_styles() for w in re.findall(r"[a-z]+", name.lower()))
 
 
 _NAME_WORD = re.compile(r"[A-Z0-9\W]|(?:" + "|".join(sorted(NAME_PARTICLES)) + r")$")

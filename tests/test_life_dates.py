@@ -9,11 +9,11 @@ import pytest
 from citeloop.runtime.answer_hops import option_question
 from citeloop.runtime.answer_spans import (
     date_mentions,
-    frequency_mentions,
     life_place,
     life_role,
     states_kind,
 )
+from citeloop.runtime.mentions import frequency_mentions
 from citeloop.runtime.question_asks import asked_life
 from citeloop.runtime.relations import either_or_options, relation_path
 from citeloop.runtime.session import run_research
