@@ -13,6 +13,7 @@ import time
 from citeloop.runtime.bridging import focus_terms, hop_relation_words, with_attribute_cues
 from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.injection import findings_by_line, strip_invisible
+from citeloop.runtime.parentage import about_another_person
 from citeloop.runtime.subq_state import SubQuestionState
 from citeloop.runtime.text import content_terms, fold_accents, term_overlap
 from citeloop.runtime.tools import read_with_retry
@@ -118,7 +119,8 @@ class EvidenceIntake:
                 continue
             terms = with_attribute_cues(key, content_terms(clean))
             rel = 0.7 * term_overlap(key, terms + title_terms) + 0.3 * term_overlap(key, terms)
-            if answer_test is not None and rel > 0 and answer_test(clean):
+            if answer_test is not None and rel > 0 and answer_test(clean) \
+                    and not about_another_person(" ".join(cleaned[:2]), clean):
                 rel = min(1.0, rel + self.config.read.answer_sentence_bonus)
             candidates.append(KeepCandidate(sid=s.sid, text=clean, relevance=round(rel, 4)))
         if self.screen is not None and candidates:

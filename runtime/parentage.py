@@ -1,6 +1,7 @@
 """The parents a sentence names: "the son of John and Elizabeth Dickens" -> (father, mother)
 (`parents_named`), which place a name stands in (`parent_slot`, `parent_bonus`), and whether a
-sentence names its own subject's parents or a spouse's (`own_parentage`). Used by the bridge
+sentence names its own subject's parents or a spouse's (`own_parentage`, and
+`about_another_person` for a "She ..." on his page). Used by the bridge
 ranking (`citeloop.runtime.bridging`), the hops and the answer finder.
 """
 
@@ -137,3 +138,18 @@ def parent_bonus(quote: str, name: str, parent: str | None) -> float:
     if parent not in ("father", "mother"):
         return 0.0
     return 0.5 if parent_slot(quote, name) in (parent, "parent") else 0.0
+
+
+_SUBJECT_SEX = re.compile(r"\b(?:(?P<male>son|He|His|brother|father|husband)|(?P<female>daughter|She|Her|sister|mother|wife))\b")
+_OPENING_PRONOUN = re.compile(r"^\s*(?:(?P<male>He|His)|(?P<female>She|Her))\b")
+
+
+def about_another_person(opening: str, sentence: str) -> bool:
+    """Does the sentence open with a pronoun of the other sex than the page's subject, as the
+    page's opening (its first two sentences) gives it ("John II ... was a son of ..."): "She was the daughter of
+    Henry III" on his page is about his wife, and names her parents, not his?"""
+    pronoun = _OPENING_PRONOUN.match(sentence)
+    subject = _SUBJECT_SEX.search(opening)
+    if pronoun is None or subject is None:
+        return False
+    return (pronoun.group("male") is None) != (subject.group("male") is None)

@@ -508,3 +508,17 @@ def test_the_hops_most_relevant_sentence_naming_the_leader_confirms_it() -> None
     hops = _Hops([runner_up, weak])  # the runner-up's own article, more relevant, still decides
     hops._confirm_bridge(state)
     assert hops.resolved == {"sq1": "Otto"}
+
+
+@pytest.mark.parametrize(("opening", "sentence", "other"), [
+    # his page ("a son of"): "She was the daughter of ..." names his wife's parents
+    ('Tam Orr, "The Elder", Duke of Velm. (1458 – 1521) was a son of Ivo Orr and Ada Kell.',
+     "She was the daughter of Piet Dane and his wife Lena Ross.", True),
+    ("Tam Orr (1458 – 1521) was a son of Ivo Orr and Ada Kell.", "He married Mira Dane in 1490.", False),
+    ("Mira Dane (1470 – 1530) was a daughter of Piet Dane.", "He was the son of Ivo Orr.", True),
+    ("Velm is a town on the river.", "She was born there.", False),  # no subject's sex to go by
+])
+def test_a_pronoun_of_the_other_sex_than_the_pages_subject_is_about_another_person(
+        opening: str, sentence: str, other: bool) -> None:
+    from citeloop.runtime.parentage import about_another_person
+    assert about_another_person(opening, sentence) is other
