@@ -59,6 +59,7 @@ from citeloop.runtime.question_asks import (
     asked_life,
     asks_institution,
     asks_place,
+    asks_times,
     has_phrase,
 )
 from citeloop.runtime.text import (
@@ -300,11 +301,6 @@ def with_style(quote: str, name: str) -> str:
 FREQUENCY = 0.5
 """Added to a count of times ("twice") when the question asks how many times: a plain number
 in the same sentence ("a 1998 Pro Bowl") counts something else."""
-
-
-def asks_times(question: str) -> bool:
-    """Does the question ask how often ("How many times was X selected ...?")?"""
-    return has_phrase(question, ("how many times",))
 
 
 def _is_person_by_form(name: str) -> bool:

@@ -80,7 +80,7 @@ def _proper_word_in(written: str, text: str, name: str) -> bool:
     granted to few" does not)?"""
     if len(written) != len(text):  # lower-casing moved the offsets: compare as words only
         return _word_in(text, name)
-    return any(written[b.end() if b else 0].isupper()
+    return any(b is not None and written[b.end()].isupper()
                for b, _ in names_in_context(text, name, _NO_WORD_BEFORE, _NO_WORD_AFTER))
 
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from citeloop.runtime.memo import memo
-from citeloop.runtime.numbers import extract_numbers
+from citeloop.runtime.numbers import WORD_NUMBERS, extract_numbers
 from citeloop.runtime.text import name_in_context, tokenize
 
 MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
@@ -190,9 +190,7 @@ def number_mentions(sentence: str) -> list[Mention]:
     return out
 
 
-_COUNT_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())}
-_FREQUENCY = re.compile(r"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d{1,3}|" + "|".join(_COUNT_WORDS) +
+_FREQUENCY = re.compile(r"\b(?:(?P<once>once|twice|thrice)|(?P<n>\d{1,3}|" + "|".join(WORD_NUMBERS) +
                         r")(?:-time\b|\s+times\b))", re.IGNORECASE)
 _ONCE = {"once": 1, "twice": 2, "thrice": 3}
 
@@ -203,6 +201,6 @@ def frequency_mentions(sentence: str) -> list[Mention]:
     out = []
     for m in _FREQUENCY.finditer(sentence):
         word = (m.group("once") or m.group("n")).lower()
-        value = _ONCE.get(word, _COUNT_WORDS.get(word))
+        value = _ONCE.get(word, WORD_NUMBERS.get(word))
         out.append(Mention(m.group(0), len(tokenize(sentence[: m.start()])), (float(value if value is not None else word),)))
     return out

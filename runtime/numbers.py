@@ -66,7 +66,7 @@ _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
 _CN_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_CHARS = "零〇一二两三四五六七八九十百千万亿点"
 
-_WORD_NUMBERS = {w: i for i, w in enumerate(
+WORD_NUMBERS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty".split())}
 
@@ -88,7 +88,7 @@ _PATTERN = re.compile(
     rf"百分之(?P<pct>[{_CN_CHARS}]+|\d+(?:\.\d+)?)"
     # "three million", "five percent": bare number words are too often not quantities
     # ("one of the ...") to be required in evidence, so only these forms count.
-    rf"|\b(?P<word>{_alternatives(_WORD_NUMBERS)})\s+"
+    rf"|\b(?P<word>{_alternatives(WORD_NUMBERS)})\s+"
     rf"(?:(?P<wscale>hundred|thousand|million|billion)\b|(?P<wpct>percent|per cent)\b)"
     # [$]1,234.5 [million|万|k] [unit]   or   三千五百 [unit]
     rf"|(?:(?P<cur>US\$|\$|€|£|¥)?\s?(?<![A-Za-z0-9_.])(?P<num>{_ARABIC})"
@@ -184,7 +184,7 @@ def _mentions(text: str) -> tuple[NumberMention, ...]:
             value = _cn_number(m.group("cjk"))
             unit = _unit(m)
         else:
-            value = Decimal(_WORD_NUMBERS[m.group("word").lower()])
+            value = Decimal(WORD_NUMBERS[m.group("word").lower()])
             if m.group("wscale"):
                 value *= {"hundred": 100, **_SCALES}[m.group("wscale").lower()]
             else:

@@ -24,6 +24,11 @@ def has_phrase(question: str, phrases: tuple[str, ...]) -> bool:
 
 
 @lru_cache(maxsize=1 << 12)
+def asks_times(question: str) -> bool:
+    """Does the question ask how often ("How many times was X selected ...?")?"""
+    return has_phrase(question, ("how many times",))
+
+
 def asks_place(question: str) -> bool:
     """Does the question ask for a place ("where", "what city", "the birthplace of X")? Not when
     its question word asks for another kind of thing and the place is a step of its chain: "Of
