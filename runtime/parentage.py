@@ -140,16 +140,22 @@ def parent_bonus(quote: str, name: str, parent: str | None) -> float:
     return 0.5 if parent_slot(quote, name) in (parent, "parent") else 0.0
 
 
-_SUBJECT_SEX = re.compile(r"\b(?:(?P<male>son|He|His|brother|father|husband)|(?P<female>daughter|She|Her|sister|mother|wife))\b")
+_SUBJECT_SEX = re.compile(r"\b(?:(?:was|is)\s+(?:an?|the)\s+(?:[a-z]+\s+){0,2}?"
+                          r"(?:(?P<male>son|brother|husband)|(?P<female>daughter|sister|wife))\b"
+                          r"|(?<![\w,]\s)(?:(?P<he>He|His)|(?P<she>She|Her))\b)")
+"""What the page says its subject is: "was a son of", "is the eldest daughter of", or a sentence
+opening with "He" or "She" ("his mother" names someone else's sex)."""
 _OPENING_PRONOUN = re.compile(r"^\s*(?:(?P<male>He|His)|(?P<female>She|Her))\b")
 
 
 def about_another_person(opening: str, sentence: str) -> bool:
     """Does the sentence open with a pronoun of the other sex than the page's subject, as the
-    page's opening (its first two sentences) gives it ("John II ... was a son of ..."): "She was the daughter of
-    Henry III" on his page is about his wife, and names her parents, not his?"""
+    page's opening (its first two sentences) gives it (`_SUBJECT_SEX`: "John II ... was a son of
+    ..."): "She was the daughter of Henry III" on his page is about his wife, and names her
+    parents, not his?"""
     pronoun = _OPENING_PRONOUN.match(sentence)
     subject = _SUBJECT_SEX.search(opening)
     if pronoun is None or subject is None:
         return False
-    return (pronoun.group("male") is None) != (subject.group("male") is None)
+    male = subject.group("male") is not None or subject.group("he") is not None
+    return (pronoun.group("male") is not None) != male

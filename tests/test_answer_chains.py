@@ -517,6 +517,8 @@ def test_the_hops_most_relevant_sentence_naming_the_leader_confirms_it() -> None
     ("Tam Orr (1458 – 1521) was a son of Ivo Orr and Ada Kell.", "He married Mira Dane in 1490.", False),
     ("Mira Dane (1470 – 1530) was a daughter of Piet Dane.", "He was the son of Ivo Orr.", True),
     ("Velm is a town on the river.", "She was born there.", False),  # no subject's sex to go by
+    # "his mother" is someone else's sex; the page's "He" is its subject's
+    ("Tam Orr was born to his mother Ada in Velm. He ruled Velm.", "He married Mira Dane.", False),
 ])
 def test_a_pronoun_of_the_other_sex_than_the_pages_subject_is_about_another_person(
         opening: str, sentence: str, other: bool) -> None:
