@@ -51,10 +51,10 @@ from citeloop.runtime.answer_spans import (
 )
 from citeloop.runtime.countries import countries_named, is_country_word
 from citeloop.runtime.entity_titles import names_title
-from citeloop.runtime.mentions import life_span
+from citeloop.runtime.mentions import frequency_mentions, life_span
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.question_asks import asked_parent, has_phrase
+from citeloop.runtime.question_asks import asked_parent, asks_times, has_phrase
 from citeloop.runtime.report_evidence import ReportEvidence
 from citeloop.runtime.text import (
     content_terms,
@@ -146,6 +146,11 @@ def _single(plan: Plan, kind: AnswerKind, sid: str, evidence: ReportEvidence, st
     if statuses.get(sid) in ("satisfied", "dead_end", "exhausted"):
         # Only once the answer hop has searched: until then the bridge is not confirmed.
         found = _with_earlier_hops(plan, kind, sid, found, evidence, relation, resolved, parent)
+    if kind == "number" and asks_times(plan.question):
+        # "How many times ...?" is answered by how often a cited sentence says it happened, in
+        # whichever hop, before any other count ("a two-time Pro Bowl selection" of the
+        # background over "won by the score of 23 to 17"); the order is kept within each.
+        found = sorted(found, key=lambda f: not frequency_mentions(f.text))
     if not found:
         return _missing(kind, [sid], statuses, f"no {kind} in the cited sentences of {sid}")
     best = found[0]

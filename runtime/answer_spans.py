@@ -233,6 +233,18 @@ def most_precise_per_source(cards: list[EvidenceCard], question: str) -> list[Ev
     return [card for card, p in zip(cards, precision) if p == best[card.cluster_id]]
 
 
+def counts_stated(quote: str, times: bool) -> list[tuple[Mention, bool]]:
+    """The counts a sentence states, each with whether it says how often ("twice", "a two-time
+    ...", read only when the question asks how many times): not a number inside a date ("6" of
+    "6 July 1843", "2006" of "The 2006 Pro Bowl"), which counts nothing. The answer hop's
+    claims are chosen by the same reading the answer is taken with."""
+    in_dates = {i for d in date_mentions(quote) for i in range(d.start, d.start + len(tokenize(d.text)))}
+    often = frequency_mentions(quote) if times else []
+    in_often = {n.start for n in often}
+    return [*((n, True) for n in often),
+            *((n, False) for n in number_mentions(quote) if n.start not in in_dates and n.start not in in_often)]
+
+
 @memo("answer_spans.states_kind")
 def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
     # Kept by its arguments: a run asks it of the same cards after every search.
@@ -261,7 +273,7 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
     if not relation & set(content_terms(quote)):
         return False
     if kind == "number":
-        return bool(number_mentions(quote)) or (asks_times(question) and bool(frequency_mentions(quote)))
+        return bool(counts_stated(quote, asks_times(question)))
     if kind == "entity" and asks_institution(question):
         return re.search(r"\b" + INSTITUTION_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
     if kind == "entity" and asks_place(question):
@@ -383,14 +395,10 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                 own = DESCRIBES * any(describes(quote, s, d.start) for s in subjects if s)
                 candidates.append((d.text, near + 0.2 * (d.value[1] > 0) + own))
         elif kind == "number":
-            # a number inside a date ("6" of "6 July 1843") counts nothing
-            in_dates = {i for d in date_mentions(quote) for i in range(d.start, d.start + len(tokenize(d.text)))}
-            often = frequency_mentions(quote) if times else []
-            in_often = {n.start for n in often}
-            for n in often:  # "How many times ...?" is answered by "twice", "a two-time ..."
-                candidates.append((n.text, _nearness(quote, n.start, relation) + FREQUENCY))
-            for n in number_mentions(quote):
-                if n.start not in in_dates and n.start not in in_often:
+            for n, often in counts_stated(quote, times):
+                if often:  # "How many times ...?" is answered by "twice", "a two-time ..."
+                    candidates.append((n.text, _nearness(quote, n.start, relation) + FREQUENCY))
+                else:
                     own = DESCRIBES * any(describes(quote, s, n.start) for s in subjects if s)
                     candidates.append((with_unit(quote, n.text), _nearness(quote, n.start, relation) + own))
         elif typed is not None:

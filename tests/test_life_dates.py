@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from citeloop.runtime.answer_hops import option_question
 from citeloop.runtime.answer_spans import (
+    counts_stated,
     date_mentions,
     life_place,
     life_role,
@@ -219,3 +220,22 @@ def test_how_many_times_is_answered_by_a_count_of_times_not_another_number() -> 
         "Ada Kell": "Ada Kell is a politician from Velm who was a member of 3 committees. She was elected mayor "
                     "of Velm twice, serving 8 years."}), out_dir=None, sink=MemorySink())
     assert (result.report.answer.kind, result.report.answer.text) == ("number", "twice"), result.report.answer
+
+
+@pytest.mark.parametrize(("sentence", "counts"), [
+    ("The 2006 Pro Bowl was the league's all-star game for the 2005 season.", []),
+    ("The 1990 census counted 4,512 people.", ["4,512"]),
+    ("He was a two-time Pro Bowl selection in 1999 and 2001.", ["two-time"]),
+])
+def test_a_year_inside_a_date_is_no_count(sentence: str, counts: list[str]) -> None:
+    assert [m.text for m, _ in counts_stated(sentence, times=True)] == counts
+
+
+def test_how_many_times_takes_a_count_of_times_from_the_background_over_another_number() -> None:
+    result, _ = run_research(
+        "How many times was Ada Kell selected for the all-star game of the Velm Football League?", _kit({**FILLER,
+            "Ada Kell": "Ada Kell is a former Velm Football League player. She was a two-time Velm Bowl selection.",
+            "2006 Velm Bowl": "The 2006 Velm Bowl was the Velm Football League's all-star game. The all-stars of "
+                              "the north won by the score of 23 to 17 over the all-stars selected in the south."}),
+        out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("number", "two-time"), result.report.answer
