@@ -103,19 +103,33 @@ class CardViews:
         whose first search is the whole question): the sentence most likely to state the
         answer, the one with most of the words around the question's slot among those that
         could state it ("He was the father of Bollywood actress Antara Mali" for "... is father
-        to which Bollywood actress?"), and the most relevant card of another source. The search for the whole
+        to which Bollywood actress?"), first a page's own sentence that calls its subject what
+        the question asks for with two such words at least ("Navvulata is a 1998 Telugu comedy
+        film, produced by ..." for "Which 1988 Telugu comedy produced by ...?": `_calls_itself`), and the most
+        relevant card of another source. The search for the whole
         question often reads the answer's page, and without this it is read, carded and left
         out of the report for the two most relevant sentences."""
         test = self._answer_tests[answer_sid]
         relation = self._slot_words[answer_sid]
-        scored = [(len(relation & set(content_terms(c.quote))), c.grade.relevance, -i, c)
+        finds = set(content_terms(next(s.finds for s in self.plan.sub_questions if s.id == answer_sid)))
+        scored = [(self._calls_itself(c, finds) and len(relation & set(content_terms(c.quote))) >= 2,
+                   len(relation & set(content_terms(c.quote))), c.grade.relevance, -i, c)
                   for i, c in enumerate(cards) if test(c.quote)]
-        scored = [x for x in scored if x[0] > 0]
+        scored = [x for x in scored if x[1] > 0]
         if not scored or not cards:
             return cards
-        stating = max(scored, key=lambda x: x[:3])[3]
+        stating = max(scored, key=lambda x: x[:4])[4]
         others = [c for c in cards if c.cluster_id != stating.cluster_id]
         return [stating, max(others, key=lambda c: c.grade.relevance)] if others else [stating]
+
+    def _calls_itself(self, card: EvidenceCard, finds: set[str]) -> bool:
+        """Does the card open its page and call the page's subject what the question asks for
+        ("Navvulata is a 1998 Telugu comedy film ..." for "Which 1988 Telugu comedy ...?"), a
+        subject the question does not name ("Mila Dorn is a Merrow actress" answers no "which
+        actress" of a question that names her)?"""
+        name = fold_accents(card.title.split(" (")[0]).lower()
+        return bool(finds & set(content_terms(card.quote))) and fold_accents(card.quote).lower().startswith(name) \
+            and name not in fold_accents(self.plan.question).lower()
 
     def _sources(self, sid: str) -> int:
         """Independent sources among the sub-question's on-topic cards. Asked for every open

@@ -41,15 +41,17 @@ def asked_noun(text: str) -> str:
     if match is None:
         return ""
     noun = ""
-    words = match.group(1).split()[:4]
-    for i, word in enumerate(words):
+    words = match.group(1).split()[:7]
+    for i, word in enumerate(words[:6]):
         bare = word.strip("'\"")
-        if bare[:1].isupper() and not noun:
-            continue  # "which Queensland Senator ...": a name before the noun
+        following = words[i + 1].lower() if i + 1 < len(words) else ""
+        if (bare[:1].isupper() or bare.isdigit()) and (not noun or _goes_on(following)):
+            # "which Queensland Senator ...", "which 1988 Telugu comedy ...": a name or a year
+            # before the noun; "what low budget British comedy ...": a name inside the phrase
+            continue
         low = bare.lower()
         if low in STOPWORDS or not low.isalpha() or bare[:1].isupper():
             break
-        following = words[i + 1].lower() if i + 1 < len(words) else ""
         if noun and low.endswith(("ed", "s")) and following in _VERB_FOLLOWERS:
             break  # "what currency predated the Euro", "what river flows through": a verb
         noun = low
@@ -57,6 +59,13 @@ def asked_noun(text: str) -> str:
 
 
 _VERB_FOLLOWERS = frozenset("a an the through into with from by on in at to".split())
+
+
+def _goes_on(word: str) -> bool:
+    """Does the noun phrase go on after a name inside it: a lower-case word that is no
+    stopword ("British comedy"), not the end of the phrase ("city Paris is ...")."""
+    bare = word.strip("'\"")
+    return bare.isalpha() and bare.islower() and bare not in STOPWORDS
 
 
 _BRIDGE_PHRASE = re.compile(

@@ -533,3 +533,16 @@ def test_who_is_not_answered_by_a_place_of_a_life_or_a_country() -> None:
 ])
 def test_a_when_after_a_lower_case_word_opens_a_clause(question: str, kind: str) -> None:
     assert answer_kind(question) == kind
+
+
+def test_a_page_that_calls_itself_the_asked_kind_answers_which_kind() -> None:
+    # The background search reads the answer's own page; its opening sentence calls it what
+    # the question asks for ("a ... comedy film"), and it states the answer over a sentence
+    # with as many of the question's words that describes someone else.
+    answer = _answer("Which 1988 Velm comedy produced by Ada Kell had music composed by the only female "
+                     "music director in the Velm film industry?", {
+        "Mira Orr": "Mira Orr is a composer. She is the only female music director in the Velm film industry.",
+        "Tam Dole": "Tam Dole (born 1961) is a music director and drummer in the Velm film industry.",
+        "Jestora": "Jestora is a 1988 Velm comedy film, produced by Ada Kell on the Orbit Films banner.",
+    })
+    assert (answer.status, answer.text) == ("answered", "Jestora"), answer

@@ -179,6 +179,10 @@ def test_the_parent_asked_for_is_read_from_the_child_of_a_and_b() -> None:
     ("What river flows through the city of Marlow?", "river"),
     ("What county shares a border with Dorn County?", "county"),
     ("What films of the director won awards?", "films"),
+    # a year before the noun, or a name inside its phrase, does not end it
+    ("Which 1988 Velm comedy was produced by Ada Kell?", "comedy"),
+    ("What low budget Velmish comedy Franchise produced by Ada Kell starred Mira Orr?", "comedy"),
+    ("Which city Velm is near?", "city"),
 ])
 def test_the_noun_a_question_word_asks_for(question: str, noun: str) -> None:
     from citeloop.runtime.planner import asked_noun
