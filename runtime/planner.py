@@ -109,6 +109,23 @@ def _with_qualifiers(text: str, names: list[str]) -> list[str]:
 _JOINT = re.compile(r"\b(?:both|respective)\b", re.IGNORECASE)
 
 
+def _named_antecedent(head: str, clauses: list[str]) -> str | None:
+    """The name a question's one clause describes when the question word stands in that
+    clause and the head ends with the name ("... was Chiang Kai-shek, [who died on which
+    date]"): a name of two words at least, with no article before it ("a University which
+    has a campus in which city" describes some university, to be found first)."""
+    # the question word stands after the clause's pronoun ("between A and B, which writer ..."
+    # opens with the question word itself: there is no clause)
+    if len(clauses) != 1 or not ASKED.search(clauses[0].split(" ", 1)[-1]) or ASKED.search(head):
+        return None
+    names = _names(head)
+    end = head.rstrip(" ,")
+    if not names or not end.endswith(names[-1]) or len(names[-1].split()) < 2:
+        return None
+    before = end[: -len(names[-1])].split()[-1:]
+    return None if before and before[0].lower() in ("a", "an", "the") else names[-1]
+
+
 def _joint_subjects(body: str, entities: list[str]) -> bool:
     """Does the question ask one thing of two named subjects together ("Both Never Cry Wolf and
     Big Hero 6 films were released by what label?", "What role did A and B perform in their
@@ -210,6 +227,9 @@ class RulePlanner:
                 continue
             clauses.append(clause)
         clauses = clauses[: self.settings.max_hops - 1]
+        named = _named_antecedent(head, clauses)
+        if named is not None:
+            return self._named_subject(question, named, clauses[0], entities)
         if clauses:
             clauses[-1], outer = split_clause_end(clauses[-1], head)
             return self._clause_chain(question, head, clauses, entities, outer)
@@ -220,6 +240,22 @@ class RulePlanner:
         if entities and (len(relation) <= self.settings.single_hop_terms or _joint_subjects(body, entities)):
             return self._anchor_then_answer(question, body, entities)
         return self._possessive_chain(question, body, entities) or self._anchor_then_bridge(question, body, entities)
+
+    def _named_subject(self, question: str, name: str, clause: str, entities: list[str]) -> Plan:
+        """A question whose clause asks of a name it gives ("..., the late President was Chiang
+        Kai-shek, who died on which date?"): one sub-question about that name, as asked there."""
+        sub = SubQuestion(
+            need=self.settings.answer_sources_needed,
+            id="sq1",
+            axis="a1",
+            question=question,
+            search_query=f"{name} {_words(clause.split(' ', 1)[-1])}".strip(),
+            stop_condition=f"one independent source about {name} whose quote states the answer",
+            expected_claims=["States the answer to the question"],
+            finds=asked_noun(clause),
+        )
+        return self._factoid(question, list(dict.fromkeys([name, *entities])), name,
+                             [Axis(id="a1", title="Answer")], [sub])
 
     def _possessive_chain(self, question: str, body: str, entities: list[str]) -> Plan | None:
         """A question that asks something of what a name's possessive leads to ("Who was the

@@ -239,3 +239,16 @@ def test_how_many_times_takes_a_count_of_times_from_the_background_over_another_
                               "the north won by the score of 23 to 17 over the all-stars selected in the south."}),
         out_dir=None, sink=MemorySink())
     assert (result.report.answer.kind, result.report.answer.text) == ("number", "two-time"), result.report.answer
+
+
+def test_a_date_asked_of_a_name_the_question_gives_in_a_clause_is_read_from_its_page() -> None:
+    result, _ = run_research(
+        "Velm Square is named after the late President of Velm, Ada Kell Orrin, who died on which date?", _kit({**FILLER,
+            "Velm Square": "Velm Square is a square in Velm. It is named after the late President of Velm, Ada Kell "
+                           "Orrin, and holds the Orrin Memorial Hall.",
+            "Orrin Memorial Hall": "The Orrin Memorial Hall is a monument erected in memory of Ada Kell Orrin, "
+                                   "opened in 1980.",
+            "Ada Kell Orrin": "Ada Kell Orrin (3 March 1901 – 5 April 1975) was a Velmish stateswoman and the "
+                              "President of Velm."}),
+        out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("date", "5 April 1975"), result.report.answer

@@ -236,3 +236,21 @@ def test_a_one_word_name_before_its_qualifier_is_one_option(planner: RulePlanner
     assert [s.search_query.split(" bands")[0] for s in plan.sub_questions] == ["M3 (Band)", "Cam-Pact"]
     # the options whole are the plan's entities, so a hop about "M3 (Band)" is not about every band
     assert plan.entities[:2] == ["M3 (Band)", "Cam-Pact"]
+
+
+def test_a_clause_that_asks_of_a_name_the_question_gives_is_one_hop_about_that_name() -> None:
+    plan = RulePlanner().plan("Velm Square is named after the late President of Velm, Ada Kell Orrin, "
+                              "who died on which date?")
+    assert [(s.search_query, s.finds) for s in plan.sub_questions] == [("Ada Kell Orrin died date", "date")]
+    assert plan.entities[0] == "Ada Kell Orrin"
+
+
+@pytest.mark.parametrize("question", [
+    # "a University" is some university the chain must find first
+    "Piet Varn is the coach at a University which has a second campus in which Velm city?",
+    # the question word opens the clause: no clause describes a name
+    "Between Ada Kell and Mira Orr, which writer has had a longer career?",
+])
+def test_a_clause_about_no_given_name_is_not_asked_of_one(question: str) -> None:
+    plan = RulePlanner().plan(question)
+    assert len(plan.sub_questions) > 1, [s.search_query for s in plan.sub_questions]
