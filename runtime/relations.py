@@ -104,6 +104,9 @@ OPENING_OR = re.compile(r"^(?i:was|were|is|are|did|does|do|has|have|had)\s+(?P<a
 # opening verb and the first lower-case word after the second.
 OPENING_AND = re.compile(r"^(?i:are|were|is|was|do|does|did)\s+(?:both\s+)?(?:the\s+[a-z]+\s+)?"
                          + _NAME.replace("name", "a") + r"\s+and\s+" + _NAME.replace("name", "b") + r",?\s+(?=[a-z])")
+# "Are A and B both ...?": with "both" after them, B is every word up to it ("Escape from the Dark").
+BOTH_AFTER = re.compile(r"^(?i:are|were|is|was)\s+(?P<a>[" + _CAPITAL + r"][^?]*?)\s+and\s+(?P<b>[" + _CAPITAL
+                        + r"][^?]*?),?\s+both\s+(?=[a-z])")
 _TRAILING_CONNECTORS = {"of", "the", "de", "du", "von", "van", "la", "le", "del", "der", "di", "and", "&"}
 
 
@@ -146,9 +149,9 @@ _ANY_CAPITAL = re.compile(r"[" + _CAPITAL + r"]")
 def both_and_options(question: str) -> list[str]:
     """The two things "Are A and B both ...?" compares, whole ("Hellraiser: Revelations",
     "Volovo, Lipetsk Oblast"); [] when the question is not of that shape."""
-    match = OPENING_AND.search(question.strip())
+    match = BOTH_AFTER.search(question.strip()) or OPENING_AND.search(question.strip())
     if match is None or _ANY_CAPITAL.search(question[match.end():]):
-        return []  # "Are Frozen and Escape from the Dark both ...": B went on past a lower-case word
+        return []  # "Are Frozen and Escape from the Dark from ...": B went on past a lower-case word
     options = [_clean(" ".join(match.group(g).split())) for g in ("a", "b")]
     return options if all(options) else []
 

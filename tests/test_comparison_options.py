@@ -26,8 +26,10 @@ def test_a_dash_or_a_clipped_word_stays_inside_an_option(question: str, options:
     ("Are both Selo Imeni Chekhova and Volovo, Lipetsk Oblast located in the same country?",
      ["Selo Imeni Chekhova", "Volovo, Lipetsk Oblast"]),
     ("Were Scott Derrickson and Ed Wood of the same nationality?", ["Scott Derrickson", "Ed Wood"]),
-    # the second option goes on past a lower-case word: not this shape, the planner reads it otherwise
-    ("Are Frozen and Escape from the Dark both animated features?", []),
+    # with "both" after them, the second option is every word up to it
+    ("Are Frozen and Escape from the Dark both animated features?", ["Frozen", "Escape from the Dark"]),
+    # without: the second option goes on past a lower-case word, the planner reads it otherwise
+    ("Are Frozen and Escape from the Dark from the same country?", []),
     ("Who directed Angel Eyes?", []),
 ])
 def test_are_a_and_b_names_both_options_whole(question: str, options: list[str]) -> None:
@@ -82,3 +84,17 @@ def test_a_same_country_question_claims_the_sentences_that_name_a_country() -> N
         "Tern Bay": "Tern Bay movies fans still gather every year to watch Tern Bay in the same country cinemas. "
                     "Tern Bay is a 1980 British drama film directed by Ola Berg."})
     assert (answer.kind, answer.text) == ("yes_no", "no"), answer
+
+
+def test_a_title_with_lower_case_words_is_compared_whole_and_answered() -> None:
+    from test_answer import FILLER, _kit
+
+    from citeloop.runtime.session import run_research
+    from citeloop.trajectories.runfile import MemorySink
+
+    result, _ = run_research("Are Velmfrost and Escape from the Orrin Dark both animated features?", _kit({**FILLER,
+        "Velmfrost": "Velmfrost is a 2013 animated feature film produced by Orbit Animation.",
+        "Escape from the Orrin Dark": "Escape from the Orrin Dark is a 1976 family drama film directed by Ada Kell."}),
+        out_dir=None, sink=MemorySink())
+    assert [a.title for a in result.plan.axes] == ["Velmfrost", "Escape from the Orrin Dark"]
+    assert (result.report.answer.status, result.report.answer.text) == ("answered", "no"), result.report.answer
