@@ -14,7 +14,7 @@ from functools import lru_cache
 from citeloop.runtime.answer_slots import slot_terms
 from citeloop.runtime.answer_spans import cues, states_kind
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
-from citeloop.runtime.clauses import NOUN_PREPOSITIONS, asked_noun
+from citeloop.runtime.clauses import NOUN_PREPOSITIONS, asked_noun, last_sentence_opener
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.parentage import own_parentage
 from citeloop.runtime.planner import SLOT
@@ -35,7 +35,7 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
     compares = bool(set(words) & (c.lowest_wins | c.highest_wins)) and "or" in words
     if plan is not None and plan.question_type == "comparison" and compares and len(option_hops(plan)) >= 2:
         return "choice"  # "Was A or B born first?"
-    if (words and words[0] in c.yes_no_openers or _last_sentence_opener(question) in c.yes_no_openers) \
+    if (words and words[0] in c.yes_no_openers or last_sentence_opener(question) in c.yes_no_openers) \
             and not has_phrase(question, c.year_cues):
         # "Do Lafzon Ki Kahani, ... released in which year?" opens with a title's word, not a yes/no
         return "yes_no"
@@ -70,14 +70,6 @@ def _opening_kind(words: tuple[str, ...]) -> AnswerKind | None:
     fits = [(len(cue), kind) for kind, cues_ in (("date", c.date_cues), ("number", c.number_cues))
             for cue in cues_ if opening.startswith(f"{cue} ")]
     return max(fits)[1] if fits else None  # type: ignore[return-value]
-
-
-def _last_sentence_opener(question: str) -> str:
-    """The first word of the question's last sentence: "The director Armando Iannucci has an
-    OBE. Does the director Puneet Sira also have one?" asks yes or no."""
-    last = re.split(r"(?<=\w[.!])\s+(?=[A-Z])", question.strip())[-1]
-    words = tokenize(last)
-    return words[0] if words else ""
 
 
 def option_hops(plan: Plan) -> list[tuple[str, str]]:

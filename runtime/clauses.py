@@ -11,7 +11,7 @@ import re
 from functools import cache
 
 from citeloop.runtime.answer_cues import cues
-from citeloop.runtime.text import STOPWORDS, regex
+from citeloop.runtime.text import STOPWORDS, regex, tokenize
 
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
 RELATIVE = re.compile(
@@ -26,6 +26,14 @@ ASKED = re.compile(r"\b(what|which|who|whom|whose|when|where|how)\b", re.IGNOREC
 
 NOUN_PREPOSITIONS = "of|in|at|on|for|near"
 """The prepositions after a noun a question word asks for ("the most popular hotel in")."""
+
+
+def last_sentence_opener(question: str) -> str:
+    """The first word of the question's last sentence, lower case: "The director Armando
+    Iannucci has an OBE. Does the director Puneet Sira also have one?" asks yes or no."""
+    last = re.split(r"(?<=\w[.!])\s+(?=[A-Z])", question.strip())[-1]
+    words = tokenize(last)
+    return words[0] if words else ""
 
 
 def asked_noun(text: str) -> str:

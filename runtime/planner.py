@@ -20,6 +20,7 @@ from citeloop.runtime.clauses import (
     after_bridge,
     asked_noun,
     kind_nouns,
+    last_sentence_opener,
     split_clause_end,
     with_relative_pronoun,
 )
@@ -171,9 +172,10 @@ class RulePlanner:
     def _is_comparison(body: str, named: list[str]) -> bool:
         if len(named) < 2:
             return False
-        first = body.split()[0].lower()
+        # "A and B were founded in the 1950s. Which was the first to serve pizza?" asks in its last sentence
+        openers = {"are", "were", "is", "was", "do", "did", "does", "which", "who"}
         joined = re.search(r"\b(and|or)\b", body, re.IGNORECASE) is not None
-        yes_no = first in {"are", "were", "is", "was", "do", "did", "does", "which", "who"}
+        yes_no = body.split()[0].lower() in openers or last_sentence_opener(body) in openers
         # "Which singer is American, Mark King or Nick Hexum?" compares without a cue word.
         either_or = regex(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1])).search(body) is not None
         return joined and yes_no and (COMPARISON_CUES.search(body) is not None or either_or)

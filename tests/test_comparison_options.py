@@ -98,3 +98,17 @@ def test_a_title_with_lower_case_words_is_compared_whole_and_answered() -> None:
         out_dir=None, sink=MemorySink())
     assert [a.title for a in result.plan.axes] == ["Velmfrost", "Escape from the Orrin Dark"]
     assert (result.report.answer.status, result.report.answer.text) == ("answered", "no"), result.report.answer
+
+
+def test_a_comparison_asked_in_the_last_sentence_compares_the_options_named_before() -> None:
+    from test_answer import FILLER, _kit
+
+    from citeloop.runtime.session import run_research
+    from citeloop.trajectories.runfile import MemorySink
+
+    question = "Orbit Pies and Velm Crust were founded in the 1950s within a year of each other. Which was the first to serve pies?"
+    assert RulePlanner().plan(question).question_type == "comparison"
+    result, _ = run_research(question, _kit({**FILLER,
+        "Orbit Pies": "Orbit Pies is a restaurant chain founded in 1959 and based in Velm.",
+        "Velm Crust": "Velm Crust is a restaurant chain founded in 1958 by Ada Kell."}), out_dir=None, sink=MemorySink())
+    assert (result.report.answer.kind, result.report.answer.text) == ("choice", "Velm Crust"), result.report.answer
