@@ -49,12 +49,12 @@ from citeloop.runtime.answer_spans import (
     number_mentions,
     states_kind,
 )
-from citeloop.runtime.countries import countries_named, is_country_word
+from citeloop.runtime.countries import countries_named, is_country_word, nationalities_stated
 from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.mentions import frequency_mentions, life_span
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.question_asks import asked_parent, asks_times, has_phrase
+from citeloop.runtime.question_asks import asked_parent, asks_in_common, asks_times, has_phrase
 from citeloop.runtime.report_evidence import ReportEvidence
 from citeloop.runtime.text import (
     content_terms,
@@ -99,6 +99,8 @@ def find_answer(plan: Plan, report: Report, claim_subq: dict[str, str], statuses
     kind = answer_kind(plan.question, plan)
     evidence = ReportEvidence.of(report, claim_subq, read_titles)
     options = option_hops(plan)
+    if asks_in_common(plan.question) and len(options) >= 2:
+        return _in_common(options, evidence, statuses, confidence)
     if kind in ("choice", "yes_no") and len(options) >= 2:
         named = question_options(plan.question)
         if named and len(named) == len(options):
@@ -380,6 +382,24 @@ def _same_country(kind: AnswerKind, options: list[tuple[str, str]], evidence: Re
     shared = set.intersection(*named.values())
     shown = "; ".join(f"{n}: {', '.join(sorted(c))}" for n, c in named.items())
     return _answered(kind, "yes" if shared else "no", claims, f"compared countries ({shown})", confidence)
+
+
+def _in_common(options: list[tuple[str, str]], evidence: ReportEvidence, statuses: dict[str, str],
+               confidence: ConfidenceOf) -> Answer:
+    """"What do A and B have in common?": the country every option's cited sentences give it
+    (`nationalities_stated`), in the word the first option's sentence writes ("an American
+    writer" and "an American poet" -> "American"); cites one sentence of each option."""
+    missing = [sid for _, sid in options if not evidence.sentences(sid)]
+    if missing:
+        return _missing("entity", missing, statuses, "an option has no kept claim")
+    stated = [[(c, nationalities_stated(card.quote)) for c, card in evidence.sentences(sid)] for _, sid in options]
+    shared = set.intersection(*({country for _, found in option for country, _ in found} for option in stated))
+    if not shared:
+        return _missing("entity", [sid for _, sid in options], statuses, "no nationality stated for every option")
+    cited = [next((c, found) for c, found in option if {country for country, _ in found} & shared) for option in stated]
+    country, word = next((country, word) for country, word in cited[0][1] if country in shared)
+    return _answered("entity", word, [c for c, _ in cited], f"the nationality every option is given ({country})",
+                     confidence)
 
 
 def _administrative_units(sentences: list[tuple[ReportClaim, EvidenceCard]]) -> set[str]:

@@ -15,10 +15,10 @@ from citeloop.runtime.answer_slots import slot_terms
 from citeloop.runtime.answer_spans import cues, states_kind
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
 from citeloop.runtime.clauses import NOUN_PREPOSITIONS, asked_noun, last_sentence_opener
-from citeloop.runtime.countries import countries_named
+from citeloop.runtime.countries import countries_named, nationalities_stated
 from citeloop.runtime.parentage import own_parentage
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.question_asks import has_phrase
+from citeloop.runtime.question_asks import asks_in_common, has_phrase
 from citeloop.runtime.relations import EITHER_OR, either_or_options
 from citeloop.runtime.text import content_terms, name_in_context, tokenize
 from citeloop.trajectories.models import AnswerKind, Plan
@@ -137,6 +137,9 @@ def answer_sentence_tests(plan: Plan) -> dict[str, Callable[[str], bool]]:
     the name is not crowded out by a neighbour that only names the subject."""
     kind = answer_kind(plan.question, plan)
     options = option_hops(plan)
+    if len(options) >= 2 and asks_in_common(plan.question):
+        # "What do A and B have in common?" is answered by the nationality both are given
+        return {sid: (lambda q: bool(nationalities_stated(q))) for _, sid in options}
     if kind == "yes_no" and len(options) >= 2 and asks_same_country(plan.question):
         # "Are A and B from the same country?" is compared from the countries each option's
         # sentences name: its claims come from sentences that name one, when any do.

@@ -49,3 +49,18 @@ def _countries_named(text: str) -> frozenset[str]:
     names = _names()
     return frozenset(country for country, pattern in _patterns()
                      if any(n in text for n in names[country]) and pattern.search(text))
+
+
+_CALLED = re.compile(r"\b(?:is|was|are|were)\s+(?:an?\s+|the\s+)?(?:[a-z-]+\s+){0,2}(?P<word>[A-Z][\w.]*(?:-[A-Z]\w*)?)")
+
+
+def nationalities_stated(sentence: str) -> list[tuple[str, str]]:
+    """The countries a sentence gives its subject, with the word it writes: "Dan Masterson
+    (born 1934) is an American poet" -> [("United States", "American")]; not a country named
+    for something else ("a co-author of the English language style guide")."""
+    out = []
+    for match in _CALLED.finditer(sentence):
+        word = match.group("word")
+        if is_country_word(word):
+            out += [(country, word) for country in sorted(countries_named(word))]
+    return out

@@ -27,6 +27,7 @@ from citeloop.runtime.clauses import (
 from citeloop.runtime.config import PlannerSettings
 from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
+from citeloop.runtime.question_asks import asks_in_common
 from citeloop.runtime.relation_plans import (  # noqa: F401 - ASSUMPTIONS, attribute_question: part of this API
     ASSUMPTIONS,
     attribute_question,
@@ -178,6 +179,8 @@ class RulePlanner:
         yes_no = body.split()[0].lower() in openers or last_sentence_opener(body) in openers
         # "Which singer is American, Mark King or Nick Hexum?" compares without a cue word.
         either_or = regex(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1])).search(body) is not None
+        if joined and len(named) == 2 and asks_in_common(body):
+            return True  # "What do A and B have in common?"
         return joined and yes_no and (COMPARISON_CUES.search(body) is not None or either_or)
 
     def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
