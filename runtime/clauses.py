@@ -11,7 +11,7 @@ import re
 from functools import cache
 
 from citeloop.runtime.answer_cues import cues
-from citeloop.runtime.text import STOPWORDS, regex, tokenize
+from citeloop.runtime.text import STOPWORDS, entity_spans, regex, tokenize
 
 # A relative pronoun opens a hop only after a noun: "the film that ...", not "to which ..." or "is who".
 RELATIVE = re.compile(
@@ -26,6 +26,16 @@ ASKED = re.compile(r"\b(what|which|who|whom|whose|when|where|how)\b", re.IGNOREC
 
 NOUN_PREPOSITIONS = "of|in|at|on|for|near"
 """The prepositions after a noun a question word asks for ("the most popular hotel in")."""
+
+
+def question_names(text: str) -> list[str]:
+    """Named entities of a text, less a capitalised first word ("The state")."""
+    return [e for e in entity_spans(text) if e.lower() not in STOPWORDS and not e.isdigit()]
+
+
+def query_words(text: str) -> str:
+    """Query words of a text: its tokens without stopwords, in order."""
+    return " ".join(t for t in tokenize(text) if t not in STOPWORDS)
 
 
 def last_sentence_opener(question: str) -> str:

@@ -4,7 +4,8 @@ The rule planner (seed 001 sections 3 and 25.4) turns a question into scope, 2-5
 sub-questions, each with a search query, a stop condition, dependencies and the claims the
 report is expected to state. A bridge question becomes a chain of hops: the innermost
 relative clause is searched first and later hops wait for its answer entity (the `{sqN}`
-slot in their query). A comparison becomes one sub-question per compared entity.
+slot in their query). A comparison becomes one sub-question per compared entity
+(`citeloop.runtime.comparison_plans`).
 `validate_plan` (`citeloop.runtime.plan_gate`, re-exported here) is the gate that runs before
 any search (seed 3.6); a plan that fails it is an error with reasons, never a silent fallback.
 """
@@ -20,39 +21,28 @@ from citeloop.runtime.clauses import (
     after_bridge,
     asked_noun,
     kind_nouns,
-    last_sentence_opener,
+    query_words,
+    question_names,
     split_clause_end,
     with_relative_pronoun,
 )
+from citeloop.runtime.comparison_plans import comparison_plan, is_comparison
 from citeloop.runtime.config import PlannerSettings
-from citeloop.runtime.countries import is_country_word
 from citeloop.runtime.plan_gate import SLOT, PlanValidationError, validate_plan  # noqa: F401 - part of this API
-from citeloop.runtime.question_asks import asks_in_common
 from citeloop.runtime.relation_plans import (  # noqa: F401 - ASSUMPTIONS, attribute_question: part of this API
     ASSUMPTIONS,
     attribute_question,
     relation_chain_plan,
 )
-from citeloop.runtime.relations import (
-    both_and_options,
-    either_or_options,
-    relation_path,
-)
+from citeloop.runtime.relations import relation_path
 from citeloop.runtime.text import (
     STOPWORDS,
     content_terms,
     entity_spans,
-    name_in_context,
     regex,
     tokenize,
 )
 from citeloop.trajectories.models import Axis, Plan, Premise, SubQuestion
-
-COMPARISON_CUES = re.compile(
-    r"\b(both|same|either|older|younger|earlier|later|first|more|less|fewer|larger|smaller|"
-    r"longer|shorter|higher|lower|bigger|taller|closer|farther)\b",
-    re.IGNORECASE,
-)
 
 
 class QuestionError(ValueError):
@@ -77,37 +67,6 @@ def check_question(question: str) -> str:
     return cleaned
 
 
-def _names(text: str) -> list[str]:
-    """Named entities of a text, less a capitalised first word ("The state")."""
-    return [e for e in entity_spans(text) if e.lower() not in STOPWORDS and not e.isdigit()]
-
-
-_NAME_BEFORE_BRACKET = re.compile(r"(?<!\S)([A-Z0-9][\w'.-]*)\s*\(\Z")
-_BRACKET_ENDS = re.compile(r"\)")
-_QUALIFIER = re.compile(r"\s*\(([^()]+)\)")
-"""A name's qualifier in brackets (" (2015 Film)")."""
-
-
-def _with_qualifiers(text: str, names: list[str]) -> list[str]:
-    """Names with the qualifier the text gives them in brackets, kept whole: "Amy (2015 Film)"
-    is one option, not "Amy", "2015" and "Film"."""
-    out: list[str] = []
-    inside: set[str] = set()
-    for name in names:
-        if name in inside:
-            continue
-        found = name_in_context(text, name, _NAME_BEFORE_BRACKET, _BRACKET_ENDS)
-        if found is not None and found[0].group(1) not in names:
-            name = found[0].group(1)  # "M3 (Band)": the splitter found the qualifier, not the name before it
-        found = name_in_context(text, name, after=_QUALIFIER)
-        if found is not None:
-            qualifier = found[1].group(1)
-            inside |= set(_names(qualifier)) | {t for t in qualifier.split()}
-            name += found[1].group(0)
-        out.append(name)
-    return [n for n in out if n not in inside]
-
-
 _JOINT = re.compile(r"\b(?:both|respective)\b", re.IGNORECASE)
 
 
@@ -120,7 +79,7 @@ def _named_antecedent(head: str, clauses: list[str]) -> str | None:
     # opens with the question word itself: there is no clause)
     if len(clauses) != 1 or not ASKED.search(clauses[0].split(" ", 1)[-1]) or ASKED.search(head):
         return None
-    names = _names(head)
+    names = question_names(head)
     end = head.rstrip(" ,")
     if not names or not end.endswith(names[-1]) or len(names[-1].split()) < 2:
         return None
@@ -133,11 +92,6 @@ def _joint_subjects(body: str, entities: list[str]) -> bool:
     Big Hero 6 films were released by what label?", "What role did A and B perform in their
     respective bands?")? Then their own articles state it: no hop leads on to another entity."""
     return len(entities) >= 2 and _JOINT.search(body) is not None
-
-
-def _words(text: str) -> str:
-    """Query words of a text: its tokens without stopwords, in order."""
-    return " ".join(t for t in tokenize(text) if t not in STOPWORDS)
 
 
 _POSSESSED = regex(rf"(?P<name>(?:[A-Z][\w.'-]*\s+)*?[A-Z][\w.-]*)'s\s+(?P<phrase>(?:birth\s+|home\s+)?"
@@ -157,63 +111,17 @@ class RulePlanner:
         question = check_question(question)
         body = question.rstrip("?").strip()
         entities = [e for e in entity_spans(body) if e.lower() not in STOPWORDS]
-        named = _names(body)
+        named = question_names(body)
         path = relation_path(question)
         if path is not None:
             plan = relation_chain_plan(question, path, entities, self.settings)
-        elif self._is_comparison(body, named):
-            plan = self._comparison(question, body, named, entities)
+        elif is_comparison(body, named):
+            plan = comparison_plan(question, body, named, entities, self.settings)
         else:
             plan = self._bridge(question, with_relative_pronoun(body), entities)
         single = len(plan.sub_questions) == 1
         validate_plan(plan, min_subqs=1 if single else 2, min_axes=1 if single else 2)
         return plan
-
-    @staticmethod
-    def _is_comparison(body: str, named: list[str]) -> bool:
-        if len(named) < 2:
-            return False
-        # "A and B were founded in the 1950s. Which was the first to serve pizza?" asks in its last sentence
-        openers = {"are", "were", "is", "was", "do", "did", "does", "which", "who"}
-        joined = re.search(r"\b(and|or)\b", body, re.IGNORECASE) is not None
-        yes_no = body.split()[0].lower() in openers or last_sentence_opener(body) in openers
-        # "Which singer is American, Mark King or Nick Hexum?" compares without a cue word.
-        either_or = regex(r"\b" + re.escape(named[-2]) + r"\W+or\W+" + re.escape(named[-1])).search(body) is not None
-        if joined and len(named) == 2 and asks_in_common(body):
-            return True  # "What do A and B have in common?"
-        return joined and yes_no and (COMPARISON_CUES.search(body) is not None or either_or)
-
-    def _comparison(self, question: str, body: str, named: list[str], entities: list[str]) -> Plan:
-        # Named options ("..., Love & War (Barlowgirl Album) or X?") are compared whole.
-        # "Are A and B both American directors?": "American" is what is asked of them, not an option.
-        compared = either_or_options(question) or both_and_options(question) or [
-            n for n in _with_qualifiers(body, named) if not is_country_word(n)][:4]
-        entity_terms = {t for e in compared for t in tokenize(e)}
-        attribute = " ".join(t for t in _words(body).split() if t not in entity_terms)
-        axes = [Axis(id=f"a{i + 1}", title=f"{name}") for i, name in enumerate(compared)]
-        subs = [
-            SubQuestion(
-                need=self.settings.sources_needed,
-                id=f"sq{i + 1}",
-                axis=f"a{i + 1}",
-                question=f"What does the corpus say about {name} regarding: {attribute or body}?",
-                search_query=f"{name} {attribute}".strip(),
-                stop_condition=f"one independent source about {name} states the compared attribute",
-                expected_claims=[f"{name}: {attribute or 'the compared attribute'}"],
-            )
-            for i, name in enumerate(compared)
-        ]
-        return Plan(
-            question=question,
-            question_type="comparison",
-            scope_in=[*compared, f"the attribute compared: {attribute or body}"],
-            scope_out=["entities not named in the question", "opinions and rankings", "events after the corpus cut-off"],
-            axes=axes,
-            sub_questions=subs,
-            premises=[],
-            assumptions=ASSUMPTIONS,
-            entities=list(dict.fromkeys([*compared, *entities])),
-        )
 
     def _bridge(self, question: str, body: str, entities: list[str]) -> Plan:
         parts = [p for p in RELATIVE.split(body)]
@@ -224,7 +132,7 @@ class RulePlanner:
             clause = f"{parts[i]} {parts[i + 1]}".strip()
             # "... when he died" modifies the clause before it; it is not a hop of its own
             # ("that Signmark is from" names someone: it is one).
-            if len(content_terms(parts[i + 1])) < 2 and not _names(parts[i + 1]):
+            if len(content_terms(parts[i + 1])) < 2 and not question_names(parts[i + 1]):
                 if clauses:
                     clauses[-1] = f"{clauses[-1]} {clause}"
                 else:
@@ -254,7 +162,7 @@ class RulePlanner:
             id="sq1",
             axis="a1",
             question=question,
-            search_query=f"{name} {_words(clause.split(' ', 1)[-1])}".strip(),
+            search_query=f"{name} {query_words(clause.split(' ', 1)[-1])}".strip(),
             stop_condition=f"one independent source about {name} whose quote states the answer",
             expected_claims=["States the answer to the question"],
             finds=asked_noun(clause),
@@ -272,11 +180,11 @@ class RulePlanner:
         if found is None:
             return None
         name, kind = found.group("name"), found.group("kind")
-        rest = _words(f"{body[:found.start()]} {body[found.end():]}")
+        rest = query_words(f"{body[:found.start()]} {body[found.end():]}")
         if not rest:
             return None  # "What is Damerjog's country?" asks for the country itself
         return self._clause_chain_of(question, entities, [
-            (f"that is {name}'s {found.group('phrase')}", kind, f"{name} {_words(found.group('phrase'))}"),
+            (f"that is {name}'s {found.group('phrase')}", kind, f"{name} {query_words(found.group('phrase'))}"),
             (question, "", rest),
         ])
 
@@ -296,18 +204,18 @@ class RulePlanner:
         hops: list[tuple[str, str, str]] = []
         last = clauses[-1].split(" ", 1)[-1]
         asked = ASKED.search(last)
-        if not ASKED.search(head) and asked and _names(head) and not _names(last[: asked.start()]):
+        if not ASKED.search(head) and asked and question_names(head) and not question_names(last[: asked.start()]):
             for depth, text in enumerate(texts):
-                noun = _words(text if depth == 0 else texts[depth - 1]).split()[-1:]
-                hops.append((text, " ".join(noun), _words(text)))
+                noun = query_words(text if depth == 0 else texts[depth - 1]).split()[-1:]
+                hops.append((text, " ".join(noun), query_words(text)))
         else:
             for depth in range(len(texts) - 1, -1, -1):
                 text = texts[depth]
-                noun = " ".join(_words(texts[depth - 1]).split()[-1:]) if depth > 0 else ""
+                noun = " ".join(query_words(texts[depth - 1]).split()[-1:]) if depth > 0 else ""
                 # A clause drops its pronoun; the innermost one is searched with the noun it describes.
-                words = _words(text.split(" ", 1)[1]) if depth > 0 and " " in text else _words(text)
+                words = query_words(text.split(" ", 1)[1]) if depth > 0 and " " in text else query_words(text)
                 if depth == 0 and outer:
-                    text, words = f"{text} ... {outer}", f"{words} {_words(outer)}"
+                    text, words = f"{text} ... {outer}", f"{words} {query_words(outer)}"
                 hops.append((text, noun, f"{noun} {words}".strip() if depth == len(texts) - 1 else words))
         return self._clause_chain_of(question, entities, hops)
 
@@ -359,7 +267,7 @@ class RulePlanner:
     @staticmethod
     def _anchor(body: str, entities: list[str]) -> tuple[str, str, str]:
         """(what the question names, the words asked of it, its query words)."""
-        words = _words(body)
+        words = query_words(body)
         entity_terms = {t for e in entities for t in tokenize(e)}
         relation = " ".join(t for t in words.split() if t not in entity_terms) or words
         return (" ".join(entities) if entities else words), relation, words
@@ -401,7 +309,7 @@ class RulePlanner:
         anchor, relation, words = self._anchor(body, entities)
         # The answer hop asks what follows the bridge ("an Australian soap opera [created by
         # who]"), not the words that describe the entity it starts from.
-        asked_of_bridge = _words(after_bridge(body))
+        asked_of_bridge = query_words(after_bridge(body))
         # "the first president of Damerjog's country": the background finds a country
         possessed = regex(rf"[A-Z][\w.-]*'s\s+({kind_nouns()})\b").search(body)
         subs = [
