@@ -101,22 +101,24 @@ class CardViews:
     def _background_claim_cards(self, cards: list[EvidenceCard], answer_sid: str) -> list[EvidenceCard]:
         """A background hop's claim evidence (a factoid the plan could not tell from two hops,
         whose first search is the whole question): the sentence most likely to state the
-        answer, the one with most of the words around the question's slot among those that
-        could state it ("He was the father of Bollywood actress Antara Mali" for "... is father
-        to which Bollywood actress?"), first a page's own sentence that calls its subject what
-        the question asks for with two such words at least ("Navvulata is a 1998 Telugu comedy
-        film, produced by ..." for "Which 1988 Telugu comedy produced by ...?": `_calls_itself`), and the most
-        relevant card of another source. The search for the whole
-        question often reads the answer's page, and without this it is read, carded and left
-        out of the report for the two most relevant sentences."""
+        answer, and the most relevant card of another source. The sentence most likely to state
+        it is, among those that could, first a page's own sentence that calls its subject what
+        the question asks for with two of the slot's words at least (`_calls_itself`:
+        "Navvulata is a 1998 Telugu comedy film, produced by ..." for "Which 1988 Telugu comedy
+        produced by ...?"), then the one with most of the words around the question's slot ("He
+        was the father of Bollywood actress Antara Mali" for "... is father to which Bollywood
+        actress?"). The search for the whole question often reads the answer's page, and
+        without this it is read, carded and left out of the report for the two most relevant
+        sentences."""
         test = self._answer_tests[answer_sid]
         relation = self._slot_words[answer_sid]
         finds = set(content_terms(next(s.finds for s in self.plan.sub_questions if s.id == answer_sid)))
-        scored = [(self._calls_itself(c, finds) and len(relation & set(content_terms(c.quote))) >= 2,
-                   len(relation & set(content_terms(c.quote))), c.grade.relevance, -i, c)
-                  for i, c in enumerate(cards) if test(c.quote)]
-        scored = [x for x in scored if x[1] > 0]
-        if not scored or not cards:
+        scored = []
+        for i, card in enumerate(cards):
+            shared = len(relation & set(content_terms(card.quote)))
+            if shared and test(card.quote):
+                scored.append((shared >= 2 and self._calls_itself(card, finds), shared, card.grade.relevance, -i, card))
+        if not scored:
             return cards
         stating = max(scored, key=lambda x: x[:4])[4]
         others = [c for c in cards if c.cluster_id != stating.cluster_id]
