@@ -38,6 +38,7 @@ from citeloop.runtime.bridging import (
     kind_nearness,
     names_title,
     proximity,
+    relative_of,
     subject_aliases,
     term_positions,
 )
@@ -125,7 +126,7 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
     # Anglican Church of Canada" shares only "church" with "Of what church is ...?")
     words = [t for t in tokens if t not in STOPWORDS] or tokens
     if by_words and sum(t in question_tokens for t in words) / len(words) >= 0.5 \
-            and not _relative_of(tokens, subjects, question_tokens):
+            and not relative_of(tokens, subjects, question_tokens):
         return True
     folded = fold_accents(name).lower()
     if of_kind:
@@ -144,19 +145,6 @@ def _named_after(name: str, subject: str) -> bool:
     "Gerard III, Count of Guelders" after "Gerard III", which is Gerard III)?"""
     rest = name[len(subject):]
     return name.startswith(f"{subject} ") and "," not in rest and len(rest.split()) >= 2
-
-
-def _relative_of(tokens: list[str], subjects: list[str], question_tokens: set[str]) -> bool:
-    """Is the name another person of a subject's family name: "Antara Mali" beside the
-    question's "Jagdish Mali" (the same last word, another first word that the question
-    never uses)? Such a name shares half its words with the question but is not its subject."""
-    if len(tokens) < 2 or tokens[0] in question_tokens:
-        return False
-    for subject in subjects:
-        own = tokenize(subject)
-        if len(own) >= 2 and own[-1] == tokens[-1] and own[0] != tokens[0]:
-            return True
-    return False
 
 
 def _is_modifier(sentence: str, name: str) -> bool:

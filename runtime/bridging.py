@@ -303,6 +303,21 @@ def indefinite_nouns(question: str) -> set[str]:
     return {w for m in _INDEFINITE.finditer(question) for w in tokenize(m.group(1))}
 
 
+def relative_of(tokens: list[str], subjects: list[str], question_tokens: set[str]) -> bool:
+    """Is the name (its tokens) another person of a subject's family name: "Antara Mali" beside
+    the question's "Jagdish Mali", "Louis Armstrong" beside "Lil Hardin Armstrong" (the same
+    last word, and none of its other words in the question: "Professor Abraham Van Helsing" is
+    the question's "Abraham Van Helsing")? Such a name shares half its words with the question
+    but is not its subject."""
+    if len(tokens) < 2 or any(t in question_tokens for t in tokens[:-1]):
+        return False
+    for subject in subjects:
+        own = tokenize(fold_accents(subject))
+        if len(own) >= 2 and own[-1] == tokens[-1] and own[0] != tokens[0]:
+            return True
+    return False
+
+
 def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles: set[str],
                          hop_query: str = "", finds: str = "") -> list[tuple[str, float, EvidenceCard]]:
     """Names the cards mention that the question does not, best next-hop subject first.
@@ -362,7 +377,8 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
                 # nor is a title's leading article ("The Jetsons": every question has a "the")
                 folded = tokenize(fold_accents(name))
                 own_words = folded[1:] if len(folded) > 1 and folded[0] in LEADING_ARTICLES else folded
-                excluded = sum(t in question_tokens and t not in kind_words for t in own_words) / len(own_words) >= 0.5
+                excluded = sum(t in question_tokens and t not in kind_words for t in own_words) / len(own_words) >= 0.5 \
+                    and not relative_of(folded, plan.entities, question_tokens)
             if excluded:
                 continue
             score = card.grade.relevance + anchor + in_place
