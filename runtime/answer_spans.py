@@ -35,10 +35,10 @@ from citeloop.runtime.bridging import (
     KIND_WEIGHT,
     LEADING_ARTICLES,
     REGNAL_NUMBER,
+    another_person,
     kind_nearness,
     names_title,
     proximity,
-    relative_of,
     subject_aliases,
     term_positions,
 )
@@ -126,7 +126,7 @@ def _is_subject(name: str, subjects: list[str], question_tokens: set[str], by_wo
     # Anglican Church of Canada" shares only "church" with "Of what church is ...?")
     words = [t for t in tokens if t not in STOPWORDS] or tokens
     if by_words and sum(t in question_tokens for t in words) / len(words) >= 0.5 \
-            and not relative_of(tokens, subjects, question_tokens):
+            and not another_person(tokens, subjects, question_tokens):
         return True
     folded = fold_accents(name).lower()
     if of_kind:

@@ -303,17 +303,18 @@ def indefinite_nouns(question: str) -> set[str]:
     return {w for m in _INDEFINITE.finditer(question) for w in tokenize(m.group(1))}
 
 
-def relative_of(tokens: list[str], subjects: list[str], question_tokens: set[str]) -> bool:
-    """Is the name (its tokens) another person of a subject's family name: "Antara Mali" beside
-    the question's "Jagdish Mali", "Louis Armstrong" beside "Lil Hardin Armstrong" (the same
-    last word, and none of its other words in the question: "Professor Abraham Van Helsing" is
-    the question's "Abraham Van Helsing")? Such a name shares half its words with the question
-    but is not its subject."""
-    if len(tokens) < 2 or any(t in question_tokens for t in tokens[:-1]):
+def another_person(tokens: list[str], subjects: list[str], question_tokens: set[str]) -> bool:
+    """Is the name (its tokens) another person who shares one name with a name the question
+    gives: its family name ("Louis Armstrong" beside the question's "Lil Hardin Armstrong",
+    "Antara Mali" beside "Jagdish Mali") or its first name ("James Stockdale" beside "James
+    Woods"), with no other word of it in the question ("Professor Abraham Van Helsing" is the
+    question's "Abraham Van Helsing")? Such a name shares half its words with the question but
+    is not its subject."""
+    if len(tokens) < 2 or sum(t in question_tokens for t in tokens) != 1:
         return False
     for subject in subjects:
         own = tokenize(fold_accents(subject))
-        if len(own) >= 2 and own[-1] == tokens[-1] and own[0] != tokens[0]:
+        if len(own) >= 2 and (own[-1] == tokens[-1]) != (own[0] == tokens[0]):
             return True
     return False
 
@@ -378,7 +379,7 @@ def rank_bridge_evidence(plan: Plan, cards: Iterable[EvidenceCard], seen_titles:
                 folded = tokenize(fold_accents(name))
                 own_words = folded[1:] if len(folded) > 1 and folded[0] in LEADING_ARTICLES else folded
                 excluded = sum(t in question_tokens and t not in kind_words for t in own_words) / len(own_words) >= 0.5 \
-                    and not relative_of(folded, plan.entities, question_tokens)
+                    and not another_person(folded, plan.entities, question_tokens)
             if excluded:
                 continue
             score = card.grade.relevance + anchor + in_place

@@ -1,7 +1,7 @@
 """A background plan's answer sits in its first search: the sentence that states it is claimed
 (`CardViews._background_claim_cards`, with the words around the question's slot:
 `answer_hops.slot_terms`), and a relative who shares the subject's family name is no subject
-(`bridging.relative_of`). The same held sentences in a chain: an entity's own article speaks
+(`bridging.another_person`). The same held sentences in a chain: an entity's own article speaks
 of it by a shorter name (`CardViews._opens_with`).
 
 The corpora are hand-made: the expected answers are read off the page text."""

@@ -1,10 +1,11 @@
-"""A name that shares only its family name with a name the question gives is another person of
-that family (a spouse, a child), not the question's own name (`bridging.relative_of`): it can be
-the bridge ("She was the second wife of Tam Orrin" for "the spouse of Lil Vessa Orrin"), while
-the question's own name with a title before it ("Professor Ada Kell Orrin") stays the question's."""
+"""A name that shares only its family name or only its first name with a name the question gives
+is another person (a spouse, a child, a namesake), not the question's own name
+(`bridging.another_person`): it can be the bridge ("She was the second wife of Tam Orrin" for
+"the spouse of Lil Vessa Orrin"), while the question's own name with a title before it
+("Professor Lil Vessa Orrin") stays the question's."""
 
 import pytest
-from citeloop.runtime.bridging import rank_bridge_evidence, relative_of
+from citeloop.runtime.bridging import another_person, rank_bridge_evidence
 from citeloop.runtime.planner import RulePlanner
 from citeloop.runtime.text import tokenize
 from llm_scripts import card
@@ -14,13 +15,14 @@ from llm_scripts import card
     ("Tam Orrin", "Lil Vessa Orrin", True),  # the same family name, another first name
     ("Antara Mali", "Jagdish Mali", True),
     ("Professor Lil Vessa Orrin", "Lil Vessa Orrin", False),  # a title before the subject's own name
-    ("Lil Orrin", "Lil Vessa Orrin", False),  # the subject's own first name
+    ("Lil Dorne", "Lil Vessa Orrin", True),  # the same first name, another family name
+    ("Lil Orrin", "Lil Vessa Orrin", False),  # the subject's own first and family names
     ("Orrin", "Lil Vessa Orrin", False),  # one word
     ("Tam Kell", "Lil Vessa Orrin", False),  # another family
 ])
-def test_a_relative_shares_only_the_family_name(name: str, subject: str, relative: bool) -> None:
+def test_another_person_shares_only_one_name(name: str, subject: str, relative: bool) -> None:
     question = f"When did the spouse of {subject} record Velm Song?"
-    assert relative_of(tokenize(name), [subject], set(tokenize(question))) is relative
+    assert another_person(tokenize(name), [subject], set(tokenize(question))) is relative
 
 
 def test_a_spouse_of_the_same_family_name_can_be_the_bridge() -> None:
