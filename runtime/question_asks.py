@@ -29,11 +29,13 @@ def asks_times(question: str) -> bool:
     return has_phrase(question, ("how many times",))
 
 
+@lru_cache(maxsize=1 << 12)
 def asks_in_common(question: str) -> bool:
     """Does the question ask what its subjects share ("What do A and B have in common?")?"""
     return has_phrase(question, ("in common",))
 
 
+@lru_cache(maxsize=1 << 12)
 def asks_place(question: str) -> bool:
     """Does the question ask for a place ("where", "what city", "the birthplace of X")? Not when
     its question word asks for another kind of thing and the place is a step of its chain: "Of
