@@ -21,7 +21,7 @@ from pathlib import Path
 
 from citeloop.eval.answer_loss import policy_result
 
-FIGURES = ("answer_correct", "answer_em", "answer_f1", "retrieved_recall", "all_gold_retrieved",
+FIGURES = ("answer_correct", "answer_precision", "answer_em", "answer_f1", "retrieved_recall", "all_gold_retrieved",
            "cited_precision", "searches_per_q")
 """Aggregate columns shown before and after (`citeloop eval`'s names)."""
 

@@ -49,7 +49,8 @@ from citeloop.trajectories.runfile import NullSink
 POLICIES = [PolicyRun("heuristic", "rule", "heuristic"), PolicyRun("naive", "naive", "naive"),
             PolicyRun("naive-policies", "rule", "naive")]
 SETS = ("hotpotqa", "musique", "2wiki")
-COLUMNS = [("answer_correct", "ans.ok"), ("answer_em", "ans.EM"), ("answer_f1", "ans.F1"), ("answer_stated", "stated"),
+COLUMNS = [("answer_correct", "ans.ok"), ("answer_precision", "ans.P"), ("answer_em", "ans.EM"), ("answer_f1", "ans.F1"),
+           ("answer_stated", "stated"),
            ("answer_in_report", "in rep."),
            ("retrieved_recall", "retr.R"), ("all_gold_retrieved", "allgold"), ("cited_recall", "cite.R"),
            ("cited_precision", "cite.P"), ("coverage", "cover")]

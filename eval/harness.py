@@ -193,6 +193,10 @@ def aggregate(rows: list[dict], scores: Sequence[RunScore] = ()) -> dict[str, An
     for key in QUALITY:
         if any(key in r for r in rows):
             out[key] = _mean([r.get(key) for r in rows])
+    if any(r.get("answer_correct") is not None for r in rows):
+        # Of the answers stated where gold has one, the share that is right: a guess costs here.
+        out["answer_precision"] = _mean([float(bool(r["answer_correct"])) for r in rows
+                                         if r.get("answer_correct") is not None and r.get("answer_stated")])
     for key in COST:
         out[f"{key}_per_q"] = _mean([r[key] for r in rows])
     out["wall_s"] = round(sum(r["wall_s"] for r in rows), 3)

@@ -155,10 +155,35 @@ def _single(plan: Plan, kind: AnswerKind, sid: str, evidence: ReportEvidence, st
         found = sorted(found, key=lambda f: not frequency_mentions(f.text))
     if not found:
         return _missing(kind, [sid], statuses, f"no {kind} in the cited sentences of {sid}")
-    best = found[0]
+    stating = [f for f in found if _says_relation(plan.question, kind, relation, f)]
+    if not stating:
+        # A name or a value next to words of another relation is no answer ("France was one
+        # of the founding members of NATO" for "What is the capital of France?"): shown as
+        # a candidate, not stated.
+        return Answer(status="not_found", kind=kind, candidates=[f.text for f in found[:3]],
+                      reason=f"the cited sentences of {sid} name {found[0].text!r}, but none states what is "
+                             f"asked ({_asked_words(sq.search_query, relation)})")
+    best = stating[0]
     hop = next((s for s, claims in evidence.claims.items() if best.claim in claims), sid)
     return _answered(kind, _as_asked(plan.question, best.text), [best.claim], f"the {kind} nearest the question's "
-                     f"relation words in a cited sentence of {hop}", confidence, [f.text for f in found[1:]])
+                     f"relation words in a cited sentence of {hop}", confidence,
+                     [f.text for f in found if f is not best])
+
+
+def _asked_words(query: str, relation: set[str]) -> str:
+    """The words of a hop's query that ask its relation, as the query spells them."""
+    words = [w for w in tokenize(SLOT.sub(" ", query)) if set(content_terms(w)) & relation]
+    return " ".join(dict.fromkeys(words)) or "its relation"
+
+
+def _says_relation(question: str, kind: AnswerKind, relation: set[str], found: Found) -> bool:
+    """Does the sentence a candidate answer comes from state the relation asked
+    (`answer_spans.states_kind`), or, for "how many times", say how often it happened?"""
+    if not relation:
+        return True
+    if kind == "number" and asks_times(question) and frequency_mentions(found.text):
+        return True
+    return states_kind(kind, question, relation, found.card.quote)
 
 
 EARLIER_HOP = 0.5

@@ -258,7 +258,8 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         if role is not None and any(life_place(quote, name) == role for name in entity_spans(quote)
                                     if name not in dates):  # "July" of "(July 19, 1882 - ...)" is no place
             return True
-    if not relation & set(content_terms(quote)):
+    if not relation & set(content_terms(quote)) and not (kind == "entity" and asks_place(question)
+                                                         and relation <= _place_kind_terms()):
         return False
     if kind == "number":
         return bool(counts_stated(quote, asks_times(question)))
@@ -267,6 +268,17 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
     if kind == "entity" and asks_place(question):
         return re.search(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?[A-Z]", quote) is not None
     return True
+
+
+@cache
+def _place_kind_terms() -> frozenset[str]:
+    """The words of a place question that name only the kind of place or being there ("what
+    state", "which region is X located in", "comes from"): a sentence placing its subject "in"
+    or "from" a name states such a relation without them ("... from Portland, Oregon")."""
+    c = cues()
+    words = [*c.region_nouns, *c.town_nouns, *c.administrative_units, "located", "location", "situated",
+             "comes", "hails"]
+    return frozenset(t for w in words for t in content_terms(w))
 
 
 @dataclass(frozen=True)

@@ -103,3 +103,18 @@ def test_lexical_verifier_turns_an_opposite_effect_into_a_conflict() -> None:
     assert (record.verdict, record.checker) == ("conflict", "direction")
     same = [EvidenceText(card_id="d#s0", text="Activation of PPM1D increases p53 function in tumour cells.")]
     assert LexicalVerifier().check("c", claim, same).verdict != "conflict"
+
+
+def test_answer_precision_counts_right_answers_among_those_stated() -> None:
+    from citeloop.eval.harness import aggregate
+
+    def row(stated, correct):
+        return {"type": "bridge", "answer_stated": stated, "answer_correct": correct, "searches": 1, "reads": 1,
+                "model_calls": None, "tokens": None, "wall_s": 0.01}
+
+    # three stated (two right), one honest not-found, one question without a gold answer
+    rows = [row(True, True), row(True, True), row(True, False), row(False, False), row(True, None)]
+    out = aggregate(rows)
+    assert out["answer_precision"] == pytest.approx(2 / 3, abs=1e-4)
+    assert out["answer_correct"] == pytest.approx(2 / 4, abs=1e-4)
+    assert "answer_precision" not in aggregate([row(True, None)])

@@ -1,0 +1,53 @@
+"""An answer is stated only from a sentence that states the relation asked: a name next to
+words of another relation is shown as a candidate, not given as the answer."""
+
+from __future__ import annotations
+
+from citeloop.runtime.answer_spans import states_kind
+from citeloop.runtime.corpus import Corpus, Document
+from citeloop.runtime.index import BM25Index
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.trajectories.runfile import MemorySink
+
+FILLER = {
+    "Kelp Forest": "A kelp forest is an underwater area with a high density of kelp. It grows in cold water.",
+    "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar.",
+    "Violin": "The violin is a wooden string instrument. It is the smallest member of its family.",
+}
+
+
+def _answer(question: str, pages: dict[str, str]):
+    docs = [Document(id=f"d{i}", title=title, text=text) for i, (title, text) in enumerate({**FILLER, **pages}.items())]
+    corpus = Corpus(docs, source="test-stated-relation")
+    kit = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
+    return run_research(question, kit, out_dir=None, sink=MemorySink())[0].report.answer
+
+
+def test_a_name_beside_another_relation_is_a_candidate_not_the_answer() -> None:
+    pages = {"Varnia": "Varnia was one of the founding members of the Tallow League (1949). "
+                       "Varnia has many rivers."}
+    answer = _answer("What is the capital of Varnia?", pages)
+    assert answer.status == "not_found"
+    assert answer.text is None
+    assert "Tallow League" in answer.candidates
+    assert "capital" in answer.reason
+
+
+def test_the_sentence_that_states_the_relation_answers() -> None:
+    pages = {"Varnia": "Varnia was one of the founding members of the Tallow League (1949). "
+                       "Ostrel is the capital of Varnia."}
+    answer = _answer("What is the capital of Varnia?", pages)
+    assert answer.status == "answered"
+    assert answer.text == "Ostrel"
+
+
+def test_a_place_question_is_stated_by_a_place_word_without_its_kind_noun() -> None:
+    question = "Tom Quill is a singer-songwriter from what state?"
+    sentence = "Tom Quill (born October 4, 1973) is a singer-songwriter and guitarist from Portland, Oregon."
+    assert states_kind("entity", question, {"state"}, sentence)
+    # the kind noun may be left out, not the relation: a birth must still be said
+    assert not states_kind("entity", "In what state was Tom Quill born?", {"born", "birth", "state"},
+                           "Tom Quill plays guitar with a band from Portland, Oregon.")
+    answer = _answer(question, {"Tom Quill": sentence})
+    assert answer.status == "answered"
+    assert answer.text == "Oregon"
