@@ -166,6 +166,16 @@ def _is_modifier(sentence: str, name: str) -> bool:
     return False
 
 
+ORIGIN_BORN = 0.6
+"""Added to a country written before "-born" when the question asks where someone is from:
+it outranks the nationality word of the noun after it (+0.5 as a modifier)."""
+
+
+def _born_there(sentence: str, name: str) -> bool:
+    """Is the name written as where someone was born, "New Zealand-born" ("New Zealand- born")?"""
+    return re.search(re.escape(name) + r"\s*-\s*born\b", sentence) is not None
+
+
 def _is_word(ch: str) -> bool:
     """Is `ch` a character of `\\w` (an empty string is not)?"""
     return ch.isalnum() or ch == "_"
@@ -443,6 +453,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     score += PARENT_SLOT if asked_slot else -PARENT_SLOT
                 if lead and follows_lead(quote, name, lead):
                     score += SLOT_LEAD  # "a second campus in San Diego" for "a second campus in which city"
+                if origin and "from" in question_tokens and _born_there(quote, name):
+                    score += ORIGIN_BORN  # "Which country is X from?": "a New Zealand-born American actor"
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
                     # the question asks where someone is from.

@@ -218,7 +218,9 @@ NAME_PARTICLES: frozenset[str] = CONNECTORS | {"le", "del", "da", "y"}
 # Abbreviations a name goes on after ("St. Louis", "Ft. Worth", "Dr. Dre").
 NAME_ABBREVIATIONS: frozenset[str] = frozenset({"St", "Ste", "Mt", "Ft", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr"})
 
-_WORD = re.compile(r"[^\W\d_]+(?:['\-][^\W\d_]+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+|-(?!(?:born|based|bred|raised|owned|led|made)\b)[^\W\d_]+)*")
+"""A word, with its apostrophes and hyphens ("O'Neill", "Jin-pyo", "Weston-super-Mare"), but not a
+participle hyphened to a name: "New Zealand-born", "London-based" end the name before it."""
 _DIGITS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<![\w'])'([^']+)'(?!\w)")
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f:;\n][\"')\]\s]*$")

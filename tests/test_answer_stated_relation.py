@@ -51,3 +51,18 @@ def test_a_place_question_is_stated_by_a_place_word_without_its_kind_noun() -> N
     answer = _answer(question, {"Tom Quill": sentence})
     assert answer.status == "answered"
     assert answer.text == "Oregon"
+
+
+def test_where_someone_is_from_is_the_country_written_before_born() -> None:
+    pages = {"Tam Orrin": "Tam Orrin (born 1963) is a New Zealand-born American director and writer of film."}
+    assert _answer("Which country is Tam Orrin from?", pages).text == "New Zealand"
+    # a nationality is the one the sentence gives the noun, not the birth country
+    assert _answer("What nationality is Tam Orrin?", pages).text == "American"
+
+
+def test_a_participle_hyphened_to_a_name_ends_the_name() -> None:
+    from citeloop.runtime.text import entity_spans
+
+    spans = entity_spans("The London-based Acme Records signed Park Jin-pyo, born in Weston-super-Mare.")
+    assert "London" in spans and "Acme Records" in spans
+    assert "Park Jin-pyo" in spans and "Weston-super-Mare" in spans
