@@ -22,6 +22,11 @@ PLACE_BEFORE = re.compile(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|
 """What stands right before a place named after a place word (`after_place_word`)."""
 
 
+LOCATIVE_BEFORE = re.compile(r"\b(?:in|at|near)\s+(?:the\s+)?$")
+"""What stands right before a name the sentence locates something in ("while in New York City"):
+such a name is a place, never the person a "who" question asks for."""
+
+
 INSTITUTION_WORDS = r"(?:at|of|from|for)"
 INSTITUTION_BEFORE = re.compile(r"\b" + INSTITUTION_WORDS + r"\s+(?:the\s+)?$")
 """What stands right before an institution that answers "where did she study": "a graduate of",

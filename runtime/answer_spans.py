@@ -16,6 +16,7 @@ from citeloop.runtime.answer_cues import Cues, cues  # noqa: F401 - part of this
 from citeloop.runtime.answer_places import (
     INSTITUTION_BEFORE,
     INSTITUTION_WORDS,
+    LOCATIVE_BEFORE,
     PLACE_WORDS,
     after_place_word,
     is_country,
@@ -440,7 +441,8 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     continue  # "What nationality is ...?" is answered by a country or its adjective
                 if is_office(name):
                     continue  # "the last Emperor of Austria" names an office, not who held it
-                if person and (is_country(name) or life_place(quote, name) is not None):
+                if person and (is_country(name) or life_place(quote, name) is not None
+                               or after_place_word(quote, name, LOCATIVE_BEFORE)):
                     continue  # "written by who?" is not answered by "(born 1975 in Montreal)"
                 name = with_style(quote, name)
                 name, level = place_level(quote, name, finds, place and not origin)

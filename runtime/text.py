@@ -211,10 +211,10 @@ Strauss died" names Strauss. Not those that open titles and names too ("Near Eas
 Sea", "Inside Out")."""
 # Lowercase words allowed inside a name ("Bank of America", "Ludwig van Beethoven").
 # "and" is deliberately absent: "Nolan and Kalathil" is two names, not one.
-CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "la", "von", "van", "du", "der", "di"})
+CONNECTORS: frozenset[str] = frozenset({"of", "the", "de", "del", "la", "von", "van", "du", "der", "di"})
 # The same and a few more that stand inside a name once it is known to be one ("Carlos, Duke of
 # Madrid", "Francisco de la Torre y Lopez"), though they do not start a run of name words.
-NAME_PARTICLES: frozenset[str] = CONNECTORS | {"le", "del", "da", "y"}
+NAME_PARTICLES: frozenset[str] = CONNECTORS | {"le", "da", "y"}
 # Abbreviations a name goes on after ("St. Louis", "Ft. Worth", "Dr. Dre").
 NAME_ABBREVIATIONS: frozenset[str] = frozenset({"St", "Ste", "Mt", "Ft", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr"})
 

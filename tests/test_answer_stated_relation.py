@@ -66,3 +66,13 @@ def test_a_participle_hyphened_to_a_name_ends_the_name() -> None:
     spans = entity_spans("The London-based Acme Records signed Park Jin-pyo, born in Weston-super-Mare.")
     assert "London" in spans and "Acme Records" in spans
     assert "Park Jin-pyo" in spans and "Weston-super-Mare" in spans
+
+
+def test_a_who_question_is_not_answered_by_the_place_something_happened_in() -> None:
+    pages = {"Quill Road": "Quill Road is a 1972 Mexican comedy film directed by Tom Vale and starring Rosa Lind.",
+             "Tom Vale": "Tom Vale (1904-1978) was a Mexican film director. On 1932, while in New York City, "
+                         "Tom Vale married Puerto Rican childhood friend María del Pilar Cordero, who adopted "
+                         "the stage name of Mapy Vale."}
+    answer = _answer("Who is the spouse of the director of film Quill Road?", pages)
+    assert answer.status == "answered"
+    assert "New York City" not in [answer.text, *answer.candidates]
