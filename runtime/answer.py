@@ -54,7 +54,7 @@ from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.mentions import frequency_mentions, life_span
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.question_asks import asked_parent, asks_in_common, asks_times, has_phrase
+from citeloop.runtime.question_asks import asked_life, asked_parent, asks_in_common, asks_times, has_phrase
 from citeloop.runtime.report_evidence import ReportEvidence
 from citeloop.runtime.text import (
     content_terms,
@@ -183,6 +183,8 @@ def _says_relation(question: str, kind: AnswerKind, relation: set[str], found: F
         return True
     if kind == "number" and asks_times(question) and frequency_mentions(found.text):
         return True
+    if kind == "date" and asked_life(question) is None and not relation & set(content_terms(found.card.quote)):
+        return False  # any date has a date's form; "began on 5 January 1968" says nothing of a dissolution
     return states_kind(kind, question, relation, found.card.quote)
 
 

@@ -76,3 +76,14 @@ def test_a_who_question_is_not_answered_by_the_place_something_happened_in() -> 
     answer = _answer("Who is the spouse of the director of film Quill Road?", pages)
     assert answer.status == "answered"
     assert "New York City" not in [answer.text, *answer.candidates]
+
+
+def test_a_date_answers_only_from_a_sentence_that_says_what_happened() -> None:
+    question = "When was the Tallow League dissolved?"
+    unrelated = {"Tallow League": "The Tallow League was a trade alliance of river towns. "
+                                  "Its flag was redesigned in 1850 by the guilds."}
+    answer = _answer(question, unrelated)
+    assert answer.status == "not_found" and "1850" in answer.candidates
+    stated = {"Tallow League": "The Tallow League was a trade alliance of river towns. "
+                               "Its flag was redesigned in 1850. The league was dissolved in 1899."}
+    assert _answer(question, stated).text == "1899"
