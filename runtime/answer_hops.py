@@ -44,11 +44,26 @@ def answer_kind(question: str, plan: Plan | None = None) -> AnswerKind:
     opener = _opening_kind(tuple(words[:4]))
     if opener is not None:
         return opener  # "How many times was the man who was premier when ... premier?": the opener asks
+    if _asks_named_thing(words):
+        return "entity"  # "Which city was the band formed ... when X responded ...?": "when" is no question word
     if has_phrase(question, c.date_cues):
         return "date"
     if has_phrase(question, c.number_cues) or _asks_measure(question):
         return "number"  # "how many ...", "what is the usual average snowfall in ..."
     return "entity"
+
+
+def _asks_named_thing(words: list[str]) -> bool:
+    """Does the question open by asking for a person, a place or an organisation ("who ...",
+    "where ...", "which city ...", "what band ...")? A date cue later in it ("... when he
+    died") is then part of a clause, not what is asked."""
+    if not words:
+        return False
+    if words[0] in ("who", "whom", "where"):
+        return True
+    c = cues()
+    kinds = c.region_nouns | c.town_nouns | c.institution_nouns | c.organisation_nouns | c.person_nouns
+    return words[0] in ("which", "what") and len(words) > 1 and words[1] in kinds
 
 
 def _asks_measure(question: str) -> bool:

@@ -3,6 +3,8 @@ words of another relation is shown as a candidate, not given as the answer."""
 
 from __future__ import annotations
 
+import pytest
+from citeloop.runtime.answer_hops import answer_kind
 from citeloop.runtime.answer_spans import states_kind
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import BM25Index
@@ -87,3 +89,15 @@ def test_a_date_answers_only_from_a_sentence_that_says_what_happened() -> None:
     stated = {"Tallow League": "The Tallow League was a trade alliance of river towns. "
                                "Its flag was redesigned in 1850. The league was dissolved in 1899."}
     assert _answer(question, stated).text == "1899"
+
+
+@pytest.mark.parametrize(("question", "kind"), [
+    ("Which city was the band which was formed in 1981 in Los Angeles when its singer answered an advertisement?",
+     "entity"),
+    ("Who was president when the territory became a state?", "entity"),
+    ("Where did the poet live when he wrote his first book?", "entity"),
+    ("When did the poet write his first book?", "date"),
+    ("What year was the band formed when its singer answered an advertisement?", "date"),
+])
+def test_a_date_cue_inside_a_clause_does_not_change_what_is_asked(question: str, kind: str) -> None:
+    assert answer_kind(question) == kind
