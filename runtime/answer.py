@@ -18,7 +18,9 @@ takes the finished (audited) report and returns an `Answer`:
   from those values, citing both sides.
 
 No answer is guessed: when no kept claim states it the answer is `not_found` (or `dead_end`
-when the hop that would state it was searched to a dead end), with the reason. Candidate
+when the hop that would state it was searched to a dead end), with the reason; a name or value
+found only in sentences that do not state the asked relation is shown as a candidate of a
+`not_found` answer, not stated. Candidate
 spans and the cue words are `citeloop.runtime.answer_spans`'.
 """
 

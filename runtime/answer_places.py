@@ -1,8 +1,9 @@
 """Where an answer stands in a sentence: whether a name follows a place word ("in Tenby", "from
 Portland, Oregon") or an institution's word ("a graduate of"), and a place named at the level the
 question asks ("what city": "Canton, Massachusetts"; "what state": "Oregon"; a plain "where":
-the town with the region the sentence puts it in). `citeloop.runtime.answer_spans` uses these
-to decide which names can answer a "where" and how to state them."""
+the town with the region the sentence puts it in); a name written where someone was born ("New
+Zealand-born"). `citeloop.runtime.answer_spans` uses these to decide which names can answer a
+"where" or a "from where" and how to state them."""
 
 from __future__ import annotations
 
@@ -25,6 +26,16 @@ PLACE_BEFORE = re.compile(r"\b" + PLACE_WORDS + r"\s+(?:the\s+)?(?:[a-z]+ern\s+|
 LOCATIVE_BEFORE = re.compile(r"\b(?:in|at|near)\s+(?:the\s+)?$")
 """What stands right before a name the sentence locates something in ("while in New York City"):
 such a name is a place, never the person a "who" question asks for."""
+
+
+ORIGIN_BORN = 0.6
+"""Added to a country written before "-born" when the question asks where someone is from:
+it outranks the nationality word of the noun after it (+0.5 as a modifier)."""
+
+
+def born_there(sentence: str, name: str) -> bool:
+    """Is the name written as where someone was born, "New Zealand-born" ("New Zealand- born")?"""
+    return re.search(re.escape(name) + r"\s*-\s*born\b", sentence) is not None
 
 
 INSTITUTION_WORDS = r"(?:at|of|from|for)"

@@ -17,8 +17,10 @@ from citeloop.runtime.answer_places import (
     INSTITUTION_BEFORE,
     INSTITUTION_WORDS,
     LOCATIVE_BEFORE,
+    ORIGIN_BORN,
     PLACE_WORDS,
     after_place_word,
+    born_there,
     is_country,
     place_level,
     where_it_lies,
@@ -165,16 +167,6 @@ def _is_modifier(sentence: str, name: str) -> bool:
                 return True
         at = sentence.find(name, at + 1)
     return False
-
-
-ORIGIN_BORN = 0.6
-"""Added to a country written before "-born" when the question asks where someone is from:
-it outranks the nationality word of the noun after it (+0.5 as a modifier)."""
-
-
-def _born_there(sentence: str, name: str) -> bool:
-    """Is the name written as where someone was born, "New Zealand-born" ("New Zealand- born")?"""
-    return re.search(re.escape(name) + r"\s*-\s*born\b", sentence) is not None
 
 
 def _is_word(ch: str) -> bool:
@@ -455,7 +447,7 @@ def best_span(kind: AnswerKind, sentences: list[tuple[ReportClaim, EvidenceCard]
                     score += PARENT_SLOT if asked_slot else -PARENT_SLOT
                 if lead and follows_lead(quote, name, lead):
                     score += SLOT_LEAD  # "a second campus in San Diego" for "a second campus in which city"
-                if origin and "from" in question_tokens and _born_there(quote, name):
+                if origin and "from" in question_tokens and born_there(quote, name):
                     score += ORIGIN_BORN  # "Which country is X from?": "a New Zealand-born American actor"
                 if _is_modifier(quote, name):
                     # "an American actress": a word that describes a noun names no one, unless
