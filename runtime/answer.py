@@ -42,6 +42,7 @@ from citeloop.runtime.answer_hops import (
     question_options,
     without_options,
 )
+from citeloop.runtime.answer_sentences import states_kind
 from citeloop.runtime.answer_spans import (
     Found,
     best_span,
@@ -49,14 +50,23 @@ from citeloop.runtime.answer_spans import (
     date_mentions,
     described_as,
     number_mentions,
-    states_kind,
 )
-from citeloop.runtime.countries import countries_named, is_country_word, nationalities_stated
+from citeloop.runtime.countries import (
+    countries_named,
+    is_country_word,
+    nationalities_stated,
+)
 from citeloop.runtime.entity_titles import names_title
 from citeloop.runtime.mentions import frequency_mentions, life_span
 from citeloop.runtime.place_forms import of_kind_by_form
 from citeloop.runtime.planner import SLOT
-from citeloop.runtime.question_asks import asked_life, asked_parent, asks_in_common, asks_times, has_phrase
+from citeloop.runtime.question_asks import (
+    asked_life,
+    asked_parent,
+    asks_in_common,
+    asks_times,
+    has_phrase,
+)
 from citeloop.runtime.report_evidence import ReportEvidence
 from citeloop.runtime.text import (
     content_terms,
@@ -180,7 +190,7 @@ def _asked_words(query: str, relation: set[str]) -> str:
 
 def _says_relation(question: str, kind: AnswerKind, relation: set[str], found: Found) -> bool:
     """Does the sentence a candidate answer comes from state the relation asked
-    (`answer_spans.states_kind`), or, for "how many times", say how often it happened?"""
+    (`answer_sentences.states_kind`), or, for "how many times", say how often it happened?"""
     if not relation:
         return True
     if kind == "number" and asks_times(question) and frequency_mentions(found.text):

@@ -11,8 +11,9 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from citeloop.runtime.answer_cues import cues
+from citeloop.runtime.answer_sentences import states_kind
 from citeloop.runtime.answer_slots import slot_terms
-from citeloop.runtime.answer_spans import cues, states_kind
 from citeloop.runtime.bridging import relation_cue_terms, relation_terms
 from citeloop.runtime.clauses import NOUN_PREPOSITIONS, asked_noun, last_sentence_opener
 from citeloop.runtime.countries import countries_named, nationalities_stated

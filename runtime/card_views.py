@@ -9,7 +9,7 @@ the ledger, the pages read, the hops' states and resolved entities, and the answ
 
 from __future__ import annotations
 
-from citeloop.runtime.answer_spans import most_precise_per_source
+from citeloop.runtime.answer_sentences import most_precise_per_source
 from citeloop.runtime.audit import mirror_problem
 from citeloop.runtime.entity_titles import is_namesake, names_entity
 from citeloop.runtime.injection import suspected

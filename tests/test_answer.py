@@ -143,7 +143,7 @@ def test_options_named_whole_and_after_an_opening_verb() -> None:
 
 
 def test_a_value_of_the_right_shape_without_the_relation_is_not_an_answer_sentence() -> None:
-    from citeloop.runtime.answer_spans import states_kind
+    from citeloop.runtime.answer_sentences import states_kind
 
     planted = "Less often mentioned is the role of Miriam Vell, who remained involved for 17 years."
     assert not states_kind("number", "Which plant is larger?", {"plant", "larger"}, planted)
@@ -321,7 +321,7 @@ def test_an_answer_hop_is_not_met_by_a_page_that_names_its_entity_without_the_an
     ("He first became known for directing music videos.", False),
 ])
 def test_a_nationality_is_stated_by_a_country_word_not_the_word_nationality(quote: str, expected: bool) -> None:
-    from citeloop.runtime.answer_spans import states_kind
+    from citeloop.runtime.answer_sentences import states_kind
     assert states_kind("entity", "What nationality is the director of film Gull Point?", {"nation"}, quote) \
         is expected
 
@@ -403,7 +403,7 @@ def test_where_with_a_verb_of_study_or_work_asks_for_an_institution(question: st
 
 
 def test_a_graduate_of_a_university_states_where_one_graduated_from() -> None:
-    from citeloop.runtime.answer_spans import states_kind
+    from citeloop.runtime.answer_sentences import states_kind
     from citeloop.runtime.bridging import relation_cue_terms
     relation = relation_cue_terms({"graduat"})
     question = "Where did Chris Holm graduate from?"

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 from citeloop.runtime.answer_hops import answer_kind
-from citeloop.runtime.answer_spans import states_kind
+from citeloop.runtime.answer_sentences import states_kind
 from citeloop.runtime.bridging import describes_noun, with_attribute_cues
 from citeloop.runtime.countries import countries_named
 from citeloop.runtime.entity_titles import is_namesake, names_entity

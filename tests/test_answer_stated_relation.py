@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from citeloop.runtime.answer_hops import answer_kind
-from citeloop.runtime.answer_spans import states_kind
+from citeloop.runtime.answer_sentences import states_kind
 from citeloop.runtime.corpus import Corpus, Document
 from citeloop.runtime.index import BM25Index
 from citeloop.runtime.session import ResearchKit, run_research

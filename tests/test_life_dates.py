@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import pytest
 from citeloop.runtime.answer_hops import option_question
+from citeloop.runtime.answer_sentences import counts_stated, states_kind
 from citeloop.runtime.answer_spans import (
-    counts_stated,
     date_mentions,
     life_place,
     life_role,
-    states_kind,
 )
 from citeloop.runtime.mentions import frequency_mentions
 from citeloop.runtime.question_asks import asked_life

@@ -10,7 +10,7 @@ from __future__ import annotations
 from llm_scripts import card
 from test_answer import FILLER, _kit
 
-from citeloop.runtime.answer_spans import date_precision, most_precise_per_source
+from citeloop.runtime.answer_sentences import date_precision, most_precise_per_source
 from citeloop.runtime.session import run_research
 from citeloop.trajectories.runfile import MemorySink
 
