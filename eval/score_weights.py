@@ -1,8 +1,8 @@
 """Can another weighting of the gold-free run score's features order runs the way gold does?
 Measured with the weights chosen on two data sets and the third held out.
 
-`filters.answers.run_score` weighs a run's gold-free features by hand (its weights were chosen
-on 2Wiki). This script researches every question of the shared sets with several policies and
+`filters.answers.run_score` weighs a run's gold-free features (its weights are the ones this
+script fitted on all three sets at 70e9d57; until then they were chosen by hand on 2Wiki). This script researches every question of the shared sets with several policies and
 seeds (heuristic, naive, naive-policies, explore with seeds 0 and 1), computes each run's
 features, and over every pair of runs of one question whose gold recall differs asks how often a
 weighting orders the pair as gold recall does (ties count against it, as in `bench_runtime`'s
@@ -39,23 +39,6 @@ EXPLORE = PolicyRun("explore", "rule", "explore")
 RUNS = ((0, (*POLICIES, EXPLORE)), (1, (EXPLORE,)))
 """(seed, policies): the runs of each question whose pairs are compared (`bench_runtime`'s
 three policies and the exploring one)."""
-_CONFIDENCE = {"strong": 1.0, "moderate": 0.5, "weak": 0.25}
-
-
-def _satisfied(view: RunView) -> float:
-    status: dict[str, str] = {}
-    for event in view.of("subq_status_changed"):
-        status[event.subq] = event.new
-    plans = view.of("plan_created")
-    n = len(plans[0].plan.sub_questions) if plans else len(status)
-    return sum(s == "satisfied" for s in status.values()) / max(1, n)
-
-
-def _answer_confidence(view: RunView) -> float:
-    answer = view.report.answer if view.report is not None else None
-    return _CONFIDENCE.get(answer.confidence, 0.0) if answer is not None and answer.status == "answered" else 0.0
-
-
 FEATURES: dict[str, Callable[[RunView], float]] = {
     "evidence pages": lambda v: min(1.0, len({c.doc_id for c in v.cards.values()}) / answers.EVIDENCE_PAGES),
     "cited pages": lambda v: min(1.0, len(answers.cited_pages(v)) / answers.CITED_PAGES),
@@ -63,12 +46,11 @@ FEATURES: dict[str, Callable[[RunView], float]] = {
     "answer stated": lambda v: float(bool(answers.answer_stated(v))),
     "citation correctness": lambda v: citations.citation_correctness(v) or 0.0,
     "plan coverage": lambda v: intermediate.coverage(v) or 0.0,
-    "sub-questions satisfied": _satisfied,
-    "answer confidence": _answer_confidence,
+    "sub-questions satisfied": answers.subquestions_satisfied,
+    "answer confidence": answers.answer_confidence,
 }
-SHIPPED = {"evidence pages": 0.4, "cited pages": 0.2, "chained pages": 0.2, "answer stated": 0.1,
-           "citation correctness": 0.1}
-"""`run_score`'s weights (tested equal to it in tests/test_score_weights.py)."""
+SHIPPED = answers.RUN_SCORE_WEIGHTS
+"""`run_score`'s weights (its score is their weighted sum over their total: tests/test_score_weights.py)."""
 
 
 def run_rows(name: str, data_dir: Path = BUILTIN_DATA_DIR) -> list[dict]:

@@ -65,16 +65,20 @@ def test_a_stated_right_answer_covers_the_question(kit: ResearchKit) -> None:
     s = _score(kit, "Who directed Angel Eyes?", ["Luis Mandoki"], events)
     assert (s.answer, s.answer_stated, s.answer_correct, s.answer_f1) == ("Luis Mandoki", True, True, 1.0)
     assert s.coverage == pytest.approx(0.5 + 0.5 * s.plan_coverage)
-    # The gold-free score, from the events: pages with evidence, pages cited, answer, correctness.
+    # The gold-free score, from the events: pages with evidence, chained pages, correctness,
+    # sub-questions satisfied, the answer's confidence.
     cards = {e.card.card_id: e.card.doc_id for e in events if e.type == "card_created"}
     report = next(e.report for e in events if e.type == "report_written")
-    cited = {cards[c] for sec in report.sections for claim in sec.claims for c in claim.citations if c in cards}
     titles = {e.doc_id: e.title.lower() for e in events if e.type == "document_read"}
     quotes = [(e.card.doc_id, e.card.quote.lower()) for e in events if e.type == "card_created"]
     chained = {d for d, t in titles.items() if any(o != d and t in q for o, q in quotes)}
-    want = 0.4 * min(1, len(set(cards.values())) / 10) + 0.2 * min(1, len(cited) / 6) + 0.2 * min(1, len(chained) / 2) \
-        + 0.1 + 0.1 * s.citation_correctness
-    assert s.run_score == pytest.approx(want, abs=1e-4) and len(cited) >= 1
+    last = {e.subq: e.new for e in events if e.type == "subq_status_changed"}
+    subqs = next(e.plan for e in events if e.type == "plan_created").sub_questions
+    satisfied = sum(v == "satisfied" for v in last.values()) / len(subqs)
+    confidence = {"strong": 1.0, "moderate": 0.5, "weak": 0.25}[report.answer.confidence]
+    want = (0.1 * min(1, len(set(cards.values())) / 10) + 0.3 * min(1, len(chained) / 2)
+            + 0.2 * s.citation_correctness + 0.1 * satisfied + 0.4 * confidence) / 1.1
+    assert s.run_score == pytest.approx(want, abs=1e-4) and confidence > 0
 
 
 def test_a_run_that_follows_the_name_its_evidence_gives_scores_a_chain() -> None:

@@ -53,8 +53,9 @@ def test_shipped_weights_are_run_scores(kit: ResearchKit) -> None:
     sink = MemorySink()
     run_research("Who directed Angel Eyes?", kit, out_dir=None, sink=sink)
     view = RunView.build(sink.events, header=sink.header)
-    weighted = sum(w * FEATURES[k](view) for k, w in SHIPPED.items())
+    weighted = sum(w * FEATURES[k](view) for k, w in SHIPPED.items()) / sum(SHIPPED.values())
     assert answers.run_score(view) == pytest.approx(weighted, abs=1e-4)
+    assert set(SHIPPED) <= set(FEATURES)
 
 
 def test_bad_arguments_are_one_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,9 +6,9 @@ With gold (a gold file that has the question):
           + answer_weight x answer correct (where the gold file has the answer)
           - search_cost x searches - read_cost x reads
 
-Without gold: the gold-free run score (`filters.answers.run_score`: breadth of the kept and
-cited evidence, answer stated, citation correctness; 0 when not computed), minus the same
-costs. Both scores are kept on every outcome (`gold_recall` and `filters_score`), so
+Without gold: the gold-free run score (`filters.answers.run_score`: the stated answer's
+confidence first, then chained pages, citation correctness, evidence breadth and sub-questions
+satisfied; 0 when not computed), minus the same costs. Both scores are kept on every outcome (`gold_recall` and `filters_score`), so
 one set of rollouts is scored either way.
 
 The defaults make each decision kind able to win: a search that adds no gold (and the reads
