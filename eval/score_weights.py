@@ -2,7 +2,7 @@
 Measured with the weights chosen on two data sets and the third held out.
 
 `filters.answers.run_score` weighs a run's gold-free features (its weights are the ones this
-script fitted on all three sets at 70e9d57; until then they were chosen by hand on 2Wiki). This script researches every question of the shared sets with several policies and
+script fitted on all three sets at 9204c3d; until then they were chosen by hand on 2Wiki). This script researches every question of the shared sets with several policies and
 seeds (heuristic, naive, naive-policies, explore with seeds 0 and 1), computes each run's
 features, and over every pair of runs of one question whose gold recall differs asks how often a
 weighting orders the pair as gold recall does (ties count against it, as in `bench_runtime`'s

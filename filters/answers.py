@@ -27,7 +27,7 @@ question-relative coverage and gold-free run score built on it.
   of another page names: the run followed a name its evidence gave, which is how a multi-hop
   question's second page is found. The weights were chosen by `citeloop.eval.score_weights`
   (a grid over eight gold-free features, maximising how often the score orders two runs of one
-  question as their gold recall does) on all three shared sets at 70e9d57; held out (weights
+  question as their gold recall does) on all three shared sets at 9204c3d; held out (weights
   chosen on the other two sets), on `bench_runtime`'s pairs of heuristic, naive and
   naive-policies runs, they agree with gold on 90.0 / 87.4 / 96.9 % of pairs (HotpotQA /
   MuSiQue / 2Wiki), against 90.0 / 77.2 / 91.9 % for the earlier breadth-led score (0.4 evidence
