@@ -99,11 +99,27 @@ def asks_award(question: str) -> bool:
     return _asked_noun(tokenize(question), cues().award_nouns, the_that=True)
 
 
+_AWARD_CATEGORY = re.compile(
+    r"\s+for\s+(?:Best|Outstanding|Most)(?:\s+(?:[A-Z&][\w&'.-]*|in|a|an|the|of|or|and|by)(?=\s|$|[,.;:)]))*")
+"""An award's category after its name: " for Best R&B Album", " for Best Actor in a Supporting Role"."""
+
+
 def awards_in(quote: str) -> list[tuple[str, float]]:
     """The names of awards a sentence gives ("Filmfare Awards South", "two Nandi Awards"): its
-    name spans that hold an award word, with a score."""
+    name spans that hold an award word, with a score; a category written after the name is part
+    of it ("Grammy Award for Best R&B Album")."""
     nouns = cues().award_nouns
-    return [(span, 1.0) for span in entity_spans(quote) if set(tokenize(span)) & nouns]
+    out = []
+    for span in entity_spans(quote):
+        if set(tokenize(span)) & nouns:
+            at = quote.find(span)
+            category = _AWARD_CATEGORY.match(quote, at + len(span)) if at >= 0 else None
+            tail = category.group(0).rstrip(" .,;:") if category else ""
+            # the category ends on one of its capitalised words ("... in a Supporting Role")
+            while tail and tail.split()[-1][:1].islower():
+                tail = tail.rsplit(" ", 1)[0].rstrip()
+            out.append((span + tail if len(tail.split()) >= 3 else span, 1.0))  # "for Best" + a word at least
+    return out
 
 
 _CENTURY = re.compile(r"\b(?:(?:early|mid|late)[- ])?(\d{1,2}(?:st|nd|rd|th))[- ]century\b", re.IGNORECASE)

@@ -101,3 +101,16 @@ def test_a_date_answers_only_from_a_sentence_that_says_what_happened() -> None:
 ])
 def test_a_date_cue_inside_a_clause_does_not_change_what_is_asked(question: str, kind: str) -> None:
     assert answer_kind(question) == kind
+
+
+@pytest.mark.parametrize(("sentence", "award"), [
+    ("He won the Grammy Award for Best R&B Album in 2012.", "Grammy Award for Best R&B Album"),
+    ("She received an Academy Award for Best Actress in a Supporting Role.",
+     "Academy Award for Best Actress in a Supporting Role"),
+    ("He won the Grammy Award for Best R&B Album.", "Grammy Award for Best R&B Album"),
+    ("He won a Filmfare Award for his work.", "Filmfare Award"),
+])
+def test_an_award_is_named_with_its_category(sentence: str, award: str) -> None:
+    from citeloop.runtime.answer_slots import awards_in
+
+    assert awards_in(sentence)[0][0] == award
