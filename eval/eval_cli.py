@@ -94,7 +94,8 @@ def _research_tables(payload: dict, console: Console) -> None:
                         f"same budget (max {payload['budget']['max_searches']} searches, "
                         f"{payload['budget']['max_reads']} reads); recall/precision in %")
     columns = ["policy", "retr.R", "cited.R", "cited.P", "all gold", *(["SP F1", "SP EM"] if sp else []),
-               "cite corr.", "coverage", "unsupp.", "answer", "ans. EM", "ans. F1", "srch/q", "read/q", "wall x"]
+               "cite corr.", "coverage", "unsupp.", "answer", "ans. P", "ans. EM", "ans. F1", "srch/q", "read/q",
+               "wall x"]
     for c in columns:
         table.add_column(c, justify="left" if c == "policy" else "right")
     for name, r in policies.items():
@@ -102,13 +103,14 @@ def _research_tables(payload: dict, console: Console) -> None:
                       _fmt(r.get("cited_precision")), _fmt(r.get("all_gold_retrieved")),
                       *([_fmt(r.get("sp_f1")), _fmt(r.get("sp_em"))] if sp else []),
                       _fmt(r.get("citation_correctness")), _fmt(r.get("coverage")),
-                      _fmt(r.get("unsupported_claim_rate")), _fmt(r.get("answer_correct")), _fmt(r.get("answer_em")),
+                      _fmt(r.get("unsupported_claim_rate")), _fmt(r.get("answer_correct")),
+                      _fmt(r.get("answer_precision")), _fmt(r.get("answer_em")),
                       _fmt(r.get("answer_f1")),
                       _fmt(r["searches_per_q"], False),
                       _fmt(r["reads_per_q"], False), _fmt(r["wall_ratio"], False))
     base = payload["bm25_baseline"]
     table.add_row(f"BM25 top-{base['k']}", _fmt(base["doc_recall"]), "–", "–", _fmt(base["all_gold"]),
-                  *(["–", "–"] if sp else []), "–", "–", "–", "–", "–", "–", "1.00", "–", "–")
+                  *(["–", "–"] if sp else []), "–", "–", "–", "–", "–", "–", "–", "1.00", "–", "–")
     console.print(table)
     types = sorted({t for r in policies.values() for t in r["by_type"]})
     if len(types) > 1:

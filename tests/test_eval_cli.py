@@ -34,7 +34,7 @@ def test_eval_hotpotqa_writes_json_and_chart(tmp_path: Path, capsys: pytest.Capt
                  "--out", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
-    assert "heuristic" in printed and "BM25 top-10" in printed
+    assert "heuristic" in printed and "BM25 top-10" in printed and "ans. P" in printed
     payload = json.loads((out / "eval.json").read_text(encoding="utf-8"))
     assert list(payload["policies"]) == ["heuristic", "naive", "explore"]
     assert payload["policies"]["naive"]["planner"] == "naive"
@@ -44,6 +44,9 @@ def test_eval_hotpotqa_writes_json_and_chart(tmp_path: Path, capsys: pytest.Capt
         for key in ("retrieved_recall", "cited_recall", "cited_precision", "sp_f1", "sp_em",
                     "citation_correctness", "coverage", "unsupported_claim_rate", "searches_per_q", "wall_ratio"):
             assert key in r, key
+        stated = [q for q in r["per_question"] if q["answer_stated"] and q["answer_correct"] is not None]
+        right = sum(bool(q["answer_correct"]) for q in stated)
+        assert r.get("answer_precision") == (pytest.approx(right / len(stated), abs=1e-4) if stated else None)
         assert 0 <= r["retrieved_recall"] <= 1
     assert payload["policies"]["heuristic"]["wall_ratio"] == 1.0
     assert payload["budget"]["max_reads"] == 12
