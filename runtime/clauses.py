@@ -46,6 +46,21 @@ def last_sentence_opener(question: str) -> str:
     return words[0] if words else ""
 
 
+_BETWEEN = re.compile(r"^between\s+(?P<a>\S.*?)\s+and\s+(?P<b>\S.*?),\s*(?P<ask>(?:which|who|whom|what)\b[^?]*)\??$",
+                      re.IGNORECASE)
+
+
+def options_last(question: str) -> str:
+    """A question that names its options before it asks, written with them after it:
+    "Between Iain Banks and Irwin Shaw, which writer ...?" -> "Which writer ..., Iain Banks or
+    Irwin Shaw?", the form comparisons are planned and answered in; any other question as it is."""
+    match = _BETWEEN.match(question.strip())
+    if match is None:
+        return question
+    ask = match.group("ask").strip()
+    return f"{ask[0].upper()}{ask[1:]}, {match.group('a')} or {match.group('b')}?"
+
+
 def asked_noun(text: str) -> str:
     """The noun a question word asks for: "on what station" -> "station", "which California
     city" -> "city" (names are skipped), "what crime family" -> "family", "what is the name of

@@ -21,6 +21,7 @@ from citeloop.runtime.clauses import (
     after_bridge,
     asked_noun,
     kind_nouns,
+    options_last,
     query_words,
     question_names,
     split_clause_end,
@@ -108,7 +109,7 @@ class RulePlanner:
         self.settings = settings or PlannerSettings()
 
     def plan(self, question: str) -> Plan:
-        question = check_question(question)
+        question = options_last(check_question(question))  # "Between A and B, which ...?"
         body = question.rstrip("?").strip()
         entities = [e for e in entity_spans(body) if e.lower() not in STOPWORDS]
         named = question_names(body)

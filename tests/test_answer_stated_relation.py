@@ -114,3 +114,23 @@ def test_an_award_is_named_with_its_category(sentence: str, award: str) -> None:
     from citeloop.runtime.answer_slots import awards_in
 
     assert awards_in(sentence)[0][0] == award
+
+
+def test_options_named_before_the_question_are_compared() -> None:
+    pages = {"Tom Vale": "Tom Vale (born 4 May 1961) is a Mexican film director.",
+             "Ana Ruiz": "Ana Ruiz (born 9 June 1948) is a Puerto Rican dancer."}
+    answer = _answer("Between Tom Vale and Ana Ruiz, who was born first?", pages)
+    assert answer.kind == "choice"
+    assert answer.text == "Ana Ruiz"
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Between Iain Banks and Irwin Shaw, which writer had a more diverse career?",
+     "Which writer had a more diverse career, Iain Banks or Irwin Shaw?"),
+    ("Who is between Tom and Ana?", "Who is between Tom and Ana?"),
+    ("Between 1990 and 2000 the city grew.", "Between 1990 and 2000 the city grew."),
+])
+def test_options_last(question: str, expected: str) -> None:
+    from citeloop.runtime.clauses import options_last
+
+    assert options_last(question) == expected
