@@ -6,23 +6,7 @@ from __future__ import annotations
 import pytest
 from citeloop.runtime.answer_hops import answer_kind
 from citeloop.runtime.answer_sentences import states_kind
-from citeloop.runtime.corpus import Corpus, Document
-from citeloop.runtime.index import BM25Index
-from citeloop.runtime.session import ResearchKit, run_research
-from citeloop.trajectories.runfile import MemorySink
-
-FILLER = {
-    "Kelp Forest": "A kelp forest is an underwater area with a high density of kelp. It grows in cold water.",
-    "Granite": "Granite is a coarse-grained igneous rock. It is composed mostly of quartz and feldspar.",
-    "Violin": "The violin is a wooden string instrument. It is the smallest member of its family.",
-}
-
-
-def _answer(question: str, pages: dict[str, str]):
-    docs = [Document(id=f"d{i}", title=title, text=text) for i, (title, text) in enumerate({**FILLER, **pages}.items())]
-    corpus = Corpus(docs, source="test-stated-relation")
-    kit = ResearchKit(corpus=corpus, index=BM25Index.build(corpus), index_seconds=0.0)
-    return run_research(question, kit, out_dir=None, sink=MemorySink())[0].report.answer
+from test_answer import _answer
 
 
 def test_a_name_beside_another_relation_is_a_candidate_not_the_answer() -> None:
