@@ -104,8 +104,8 @@ def where_it_lies(quote: str, name: str, finds: str, subjects: Sequence[str] = (
     Ireland" is a list), nor when what follows the comma is part of the name of whom the sentence
     is about ("Born in Fukuoka, Hamasaki moved ..." of Ayumi Hamasaki)."""
     c = cues()
-    if finds in c.town_nouns | c.region_nouns or countries_named(name):
-        return name
+    if finds in c.town_nouns | c.region_nouns | c.administrative_units or countries_named(name):
+        return name  # "which region": the unit asked, not the regions around it
     parts = [name]
     for _ in range(REGIONS_AFTER):
         region = _region_after(quote, parts[-1])

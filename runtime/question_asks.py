@@ -41,10 +41,13 @@ def asks_place(question: str) -> bool:
     its question word asks for another kind of thing and the place is a step of its chain: "Of
     what church is the Diocese of the birthplace of X?" asks for a church, "What kind of plane
     dropped the bomb on X's birthplace?" for a plane."""
-    if not has_phrase(question, cues().place_cues):
-        return False
     noun = asked_noun(question)
-    return not noun or noun == "place" or noun in cues().region_nouns | cues().town_nouns \
+    c = cues()
+    if not has_phrase(question, c.place_cues):
+        # "Which region is X located in?", "In what province ...?": the question word asks for
+        # a unit of a country's administration, which is a place whatever the cue list says
+        return noun in c.administrative_units
+    return not noun or noun == "place" or noun in c.region_nouns | c.town_nouns \
         or has_phrase(question, ("where",))
 
 

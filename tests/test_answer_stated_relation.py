@@ -118,3 +118,17 @@ def test_options_last(question: str, expected: str) -> None:
     from citeloop.runtime.clauses import options_last
 
     assert options_last(question) == expected
+
+
+def test_a_question_word_asking_an_administrative_unit_asks_a_place() -> None:
+    """"Which region ...?" asks for a place as "which county" does (the unit is not in the list
+    of place cues): the sentence placing the town "in" its county answers it, with the county
+    alone rather than the regions around it."""
+    from citeloop.runtime.question_asks import asks_place
+
+    assert asks_place("Which region is Dornley located in?")
+    assert asks_place("In what province is the town of Dornley?")
+    assert not asks_place("Which album did Dornley record?")
+    pages = {"Dornley": "Dornley is a town in Harwick County, Ostland, 18 miles south of Velmar."}
+    answer = _answer("Which region is Dornley located in?", pages)
+    assert (answer.status, answer.text) == ("answered", "Harwick County")
