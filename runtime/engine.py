@@ -298,8 +298,14 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
         return out
 
     def _known_leads(self, state: SubQuestionState) -> tuple[list[SearchHit], int | None]:
-        """Unread hits from earlier searches whose title names this sub-question's entity."""
+        """Unread hits from earlier searches whose title names this sub-question's entity: for a
+        hop after a bridge, the entity the bridge resolved to (the page of "the Euro", an entity
+        the question names, lists every country using it and would meet "the currency before
+        the Euro in Finland" before the hop searched for Finland at all)."""
         names = {e.lower() for e in state.entities}
+        if state.sq.depends_on:
+            bridged = {self.resolved[d].lower() for d in state.sq.depends_on if self.resolved.get(d)}
+            names = {n for n in names if n in bridged} or names
         leads = [
             (hit, seq) for hit, seq in self.seen_hits.values()
             if hit.doc_id not in self.ledger.documents and names_title(hit.title, names)
