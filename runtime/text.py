@@ -218,9 +218,11 @@ NAME_PARTICLES: frozenset[str] = CONNECTORS | {"le", "da", "y"}
 # Abbreviations a name goes on after ("St. Louis", "Ft. Worth", "Dr. Dre").
 NAME_ABBREVIATIONS: frozenset[str] = frozenset({"St", "Ste", "Mt", "Ft", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr"})
 
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+|-(?!(?:born|based|bred|raised|owned|led|made)\b)[^\W\d_]+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+|-(?!(?:born|bred|led|made|held|run|built|grown|known|[a-z]+ed|[a-z]+ing)\b)"
+                   r"[^\W\d_]+)*")
 """A word, with its apostrophes and hyphens ("O'Neill", "Jin-pyo", "Weston-super-Mare"), but not a
-participle hyphened to a name: "New Zealand-born", "London-based" end the name before it."""
+participle hyphened to a name: "New Zealand-born", "London-based", "French-held", "English-speaking"
+end the name before it."""
 _DIGITS = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
 _QUOTED = re.compile(r"\"([^\"]+)\"|\u201c([^\u201d]+)\u201d|(?<![\w'])'([^']+)'(?!\w)")
 _SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f:;\n][\"')\]\s]*$")

@@ -52,6 +52,11 @@ def test_a_participle_hyphened_to_a_name_ends_the_name() -> None:
     spans = entity_spans("The London-based Acme Records signed Park Jin-pyo, born in Weston-super-Mare.")
     assert "London" in spans and "Acme Records" in spans
     assert "Park Jin-pyo" in spans and "Weston-super-Mare" in spans
+    # any participle: "-held", "-speaking", not only the ones a name is most often given with
+    spans = entity_spans("Duke Orm failed to capture French-held Kassel from the English-speaking Tom Vale.")
+    assert "Kassel" in spans and "Tom Vale" in spans
+    assert not any("-" in span for span in spans)
+    assert "Stratford-upon-Avon" in entity_spans("He was born in Stratford-upon-Avon.")
 
 
 def test_a_who_question_is_not_answered_by_the_place_something_happened_in() -> None:
