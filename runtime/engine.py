@@ -38,6 +38,7 @@ from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
 from citeloop.runtime.planner import Planner
+from citeloop.runtime.plan_gate import hops_after
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
 from citeloop.runtime.question_asks import asked_life
 from citeloop.runtime.recorder import Recorder
@@ -352,7 +353,7 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
             self._set_status(state, "exhausted", "every query it could issue was already issued in this run")
             return
         angle_state = AngleState(round=round_no, base_query=state.query or "", tried_queries=list(state.queries),
-                                 deficit=self._deficit(sid), dependent=bool(state.sq.depends_on))
+                                 deficit=self._deficit(sid), dependent=bool(state.sq.depends_on), hops_after=hops_after(self.plan, sid))
         self._brief(self.policies.angle, sid)
         choice = self.policies.angle.choose_angle(angle_state, candidates)
         picked = candidates[int(choice.value)]  # type: ignore[call-overload]

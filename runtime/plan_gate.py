@@ -1,6 +1,7 @@
 """The plan gate: the rules every plan (rule-based, naive or model-written) must meet before a
-single search is spent (`validate_plan`), and the `{sqN}` slot a dependent hop's query
-carries. `citeloop.runtime.planner` re-exports both."""
+single search is spent (`validate_plan`), the `{sqN}` slot a dependent hop's query
+carries (`citeloop.runtime.planner` re-exports both), and how many hops wait on a hop
+(`hops_after`)."""
 
 from __future__ import annotations
 
@@ -78,3 +79,10 @@ def _has_cycle(graph: dict[str, list[str]]) -> bool:
         return False
 
     return any(visit(n) for n in sorted(graph))
+
+
+def hops_after(plan: Plan, sid: str) -> int:
+    """The longest chain of sub-questions that depend, one on the next, on `sid` (0 when none
+    does). A gated plan has no cycle, so the walk ends."""
+    waiting = [s.id for s in plan.sub_questions if sid in s.depends_on]
+    return max((1 + hops_after(plan, w) for w in waiting), default=0)

@@ -331,8 +331,8 @@ def _musique_questions(n: int) -> list[str]:
 
 
 def test_expansions_fire_on_real_questions_and_respect_cap_and_anchor(kit: ResearchKit) -> None:
-    fired = 0
-    for question in _musique_questions(60):
+    fired = 0  # rare by design (capped, anchored): every shipped MuSiQue question is tried
+    for question in _musique_questions(100):
         sink = MemorySink()
         result, _ = run_research(question, kit, sink=sink, out_dir=None)
         added = [e for e in sink.events if e.type == "subq_added"]
@@ -348,7 +348,7 @@ def test_expansions_fire_on_real_questions_and_respect_cap_and_anchor(kit: Resea
             quotes = [e.card.quote for e in sink.events if e.type == "card_created" and e.subq == closed]
             assert any(name in q for q in quotes), (question, name)
             assert "together with" in event.reason
-    assert fired >= 1, "no expansion on 60 MuSiQue questions: the mechanism never fires"
+    assert fired >= 1, "no expansion on 100 MuSiQue questions: the mechanism never fires"
 
 
 def _expansions(kit: ResearchKit, question: str, config: ResearchConfig) -> list:

@@ -121,6 +121,26 @@ def test_heuristic_angle_on_a_first_hop_asks_the_question_then_its_own_words() -
     assert CANDIDATES[HeuristicAngle().choose_angle(dependent, CANDIDATES).value].angle == "base"  # type: ignore[index]
 
 
+def test_heuristic_angle_heads_a_long_chain_with_its_own_words() -> None:
+    """When two hops or more wait on a first hop, most of the question's words are theirs: the hop
+    searches its own query first. One hop waiting leaves the whole question first."""
+    for waiting, first in ((1, "question"), (2, "base"), (3, "base")):
+        state = AngleState(round=1, base_query="query for base", tried_queries=[], deficit=1, hops_after=waiting)
+        assert CANDIDATES[HeuristicAngle().choose_angle(state, CANDIDATES).value].angle == first  # type: ignore[index]
+
+
+def test_hops_after_counts_the_longest_chain_waiting_on_a_hop() -> None:
+    from citeloop.runtime.plan_gate import hops_after
+    from citeloop.runtime.planner import RulePlanner
+
+    plan = RulePlanner().plan("When did the country of Izgoy's performer invade Manchuria?")
+    chain = {s.id: s.depends_on for s in plan.sub_questions}
+    assert chain == {"sq1": [], "sq2": ["sq1"], "sq3": ["sq2"]}
+    assert [hops_after(plan, sid) for sid in ("sq1", "sq2", "sq3")] == [2, 1, 0]
+    # old trajectories, recorded before the field, load as no hop waiting
+    assert AngleState.model_validate({"round": 1, "base_query": "q", "tried_queries": [], "deficit": 1}).hops_after == 0
+
+
 def test_naive_angle_asks_the_question_then_follows_gaps() -> None:
     first = NaiveAngle().choose_angle(AngleState(round=1, base_query="", tried_queries=[], deficit=1), CANDIDATES)
     later = NaiveAngle().choose_angle(AngleState(round=2, base_query="", tried_queries=["x"], deficit=1), CANDIDATES)

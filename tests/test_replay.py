@@ -399,7 +399,7 @@ def test_v1_header_with_a_branch_migrates_to_the_current_version() -> None:
     data["spec"]["branch"] = {"parent_run_id": "run-x", "branch_seq": 4, "forced_choice": "stop",
                               "continuation_policy": "heuristic"}
     header = RunHeader.model_validate(data)
-    assert header.schema_version == SCHEMA_VERSION == 6
+    assert header.schema_version == SCHEMA_VERSION == 7
     assert header.spec.branch is not None and header.spec.branch.decision_type is None
     assert header.spec.corpus_cutoff is None
 

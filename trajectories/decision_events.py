@@ -21,6 +21,9 @@ class AngleState(BaseModel):
     """Evidence sources still needed by this sub-question."""
     dependent: bool = False
     """The query carries an entity found by an earlier hop."""
+    hops_after: int = 0
+    """The longest chain of hops that wait on this one ("the country where the composer of X
+    was a citizen": 2 after the composer's hop)."""
 
 
 class AngleDecision(BaseEvent):

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 SCHEMA_CHANGES: dict[int, str] = {
     1: "First version: header line, typed events, text blobs, run_meta trailer.",
     2: "Header `spec.corpus_cutoff` (so a run replays without its corpus); `spec.branch` is set by "
@@ -34,6 +34,8 @@ SCHEMA_CHANGES: dict[int, str] = {
     6: "`model_call` gains `option_scores` (a choice decided by whole-option likelihood: every option's "
        "total logprob) and its `constraint` may carry `scoring: sequence`; decision prompts render in "
        "template version 2 (compact) unless a policy asks for 1. v5 files read unchanged.",
+    7: "An angle decision's state gains `hops_after` (the longest chain of hops waiting on the hop: "
+       "the heuristic searches a hop's own words first when two or more wait). v6 files read with 0.",
 }
 
 

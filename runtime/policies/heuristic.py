@@ -46,13 +46,16 @@ class HeuristicStop:
 
 
 class HeuristicAngle:
-    """Seed 4.2: change the angle, not the wording; never repeat a query."""
+    """Seed 4.2: change the angle, not the wording; never repeat a query. A first hop asks the
+    whole question first, unless two hops or more wait on it (v3)."""
 
-    ref = PolicyRef(name="heuristic", version="2")
+    ref = PolicyRef(name="heuristic", version="3")
 
     def choose_angle(self, state: AngleState, candidates: list[AngleCandidate]) -> Choice:
         tried = set(state.tried_queries)
-        for angle in NARROW_FIRST if state.dependent else BROAD_FIRST:
+        # The whole question leads a search well when it is about this hop and the next one;
+        # when two or more hops wait on this one, most of its words are theirs.
+        for angle in NARROW_FIRST if state.dependent or state.hops_after >= 2 else BROAD_FIRST:
             for i, c in enumerate(candidates):
                 if c.angle == angle and c.query not in tried:
                     return Choice(i, f"first untried angle in order: {angle}")
