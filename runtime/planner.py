@@ -71,6 +71,13 @@ def check_question(question: str) -> str:
 _JOINT = re.compile(r"\b(?:both|respective)\b", re.IGNORECASE)
 
 
+def _ends_with_name(text: str) -> bool:
+    """Does the text end with a capitalised word, other than its first ("premier of South
+    Australia", not "When")?"""
+    words = text.split()
+    return len(words) > 1 and words[-1][:1].isupper()
+
+
 def _named_antecedent(head: str, clauses: list[str]) -> str | None:
     """The name a question's one clause describes when the question word stands in that
     clause and the head ends with the name ("... was Chiang Kai-shek, [who died on which
@@ -133,7 +140,10 @@ class RulePlanner:
             clause = f"{parts[i]} {parts[i + 1]}".strip()
             # "... when he died" modifies the clause before it; it is not a hop of its own
             # ("that Signmark is from" names someone: it is one).
-            if len(content_terms(parts[i + 1])) < 2 and not question_names(parts[i + 1]):
+            # "... premier of South Australia when X was Minister": a "when" after a name dates
+            # the clause before it; a name is not defined by a time.
+            dates_clause = parts[i].lower() == "when" and _ends_with_name(parts[i - 1])
+            if dates_clause or len(content_terms(parts[i + 1])) < 2 and not question_names(parts[i + 1]):
                 if clauses:
                     clauses[-1] = f"{clauses[-1]} {clause}"
                 else:

@@ -198,6 +198,19 @@ def test_a_question_word_in_the_last_clause_starts_from_the_named_entity() -> No
     assert last.depends_on == ["sq1"] and last.search_query.startswith("{sq1}") and last.finds == "station"
 
 
+def test_a_when_clause_after_a_name_dates_the_clause_before_it() -> None:
+    """"premier of Ostland when Tam Orrin was Minister": a name is not defined by a time, so the
+    "when" clause is part of the hop that finds the politician, not a hop of its own."""
+    plan = RulePlanner().plan("How many times was the politician who was premier of Ostland when Tam Orrin "
+                              "was Minister for Agriculture, premier?")
+    first, last = plan.sub_questions
+    assert "tam orrin" in first.search_query and "ostland" in first.search_query
+    assert last.depends_on == ["sq1"]
+    # after a noun, "when" still opens a hop ("the year when ...")
+    two = RulePlanner().plan("Who was king in the year when the Ostland Bridge was opened?")
+    assert len(two.sub_questions) == 2 and "bridge" in two.sub_questions[0].search_query
+
+
 def test_a_question_word_after_a_clause_about_someone_keeps_the_innermost_first() -> None:
     plan = RulePlanner().plan("The state where Henry Worrall died has how many congressional districts?")
     assert "henry worrall" in plan.sub_questions[0].search_query
