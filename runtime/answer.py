@@ -190,10 +190,8 @@ def _asked_words(query: str, relation: set[str]) -> str:
 
 def _says_relation(question: str, kind: AnswerKind, relation: set[str], found: Found) -> bool:
     """Does the sentence a candidate answer comes from state the relation asked
-    (`answer_sentences.states_kind`), or, for "how many times", say how often it happened?"""
+    (`answer_sentences.states_kind`; for "how many times", a sentence saying how often does)?"""
     if not relation:
-        return True
-    if kind == "number" and asks_times(question) and frequency_mentions(found.text):
         return True
     if kind == "date" and asked_life(question) is None and not relation & set(content_terms(found.card.quote)):
         return False  # any date has a date's form; "began on 5 January 1968" says nothing of a dissolution

@@ -93,6 +93,8 @@ def _states_kind(key: tuple[AnswerKind, str, frozenset[str], str]) -> bool:
         if role is not None:
             return any(life_role(quote, d) == role for d in dates)
         return bool(dates)
+    if kind == "number" and asks_times(question) and frequency_mentions(quote):
+        return True  # "was the Premier of South Australia twice" says how often, whatever its words
     reader = typed_reader(question) if kind == "entity" else None
     if reader is not None:
         return bool(reader(quote))  # a century, a cause, an award or a role, not a name

@@ -37,8 +37,8 @@ from citeloop.runtime.entity_titles import (
 from citeloop.runtime.hops import HopResolution
 from citeloop.runtime.intake import EvidenceIntake
 from citeloop.runtime.ledger import Ledger
-from citeloop.runtime.planner import Planner
 from citeloop.runtime.plan_gate import hops_after
+from citeloop.runtime.planner import Planner
 from citeloop.runtime.policies import AngleCandidate, DecisionObserver, PolicySet
 from citeloop.runtime.question_asks import asked_life
 from citeloop.runtime.recorder import Recorder

@@ -137,3 +137,14 @@ def test_a_question_word_asking_an_administrative_unit_asks_a_place() -> None:
     pages = {"Dornley": "Dornley is a town in Harwick County, Ostland, 18 miles south of Velmar."}
     answer = _answer("Which region is Dornley located in?", pages)
     assert (answer.status, answer.text) == ("answered", "Harwick County")
+
+
+def test_a_sentence_saying_how_often_states_a_how_many_times_answer() -> None:
+    """The sentence chosen for the answer hop's claim and the sentence the answer is taken from
+    are judged alike: "was the Premier of Ostland twice" states how many times, though it has no
+    word of the hop's relation ("politician"), and a count in a sentence about something else
+    does not."""
+    question = "How many times was the politician who was premier of Ostland when Tam Orrin was Minister, premier?"
+    relation = {"time", "politician"}
+    assert states_kind("number", question, relation, "Sir Ivo Brant (1843 - 1915) was the Premier of Ostland twice.")
+    assert not states_kind("number", question, relation, "The Ostland Bridge has four lanes.")
