@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 from citeloop.eval.verifier_eval import Pair
 from citeloop.eval.verify_ceiling import (
+    GATE_PRIOR,
     best_third,
     ceiling,
+    error_gate,
+    fit_error_gate,
     main,
     needed_zone_accuracy,
     with_gold_where,
@@ -59,6 +62,28 @@ def test_ceiling_counts_the_gray_zone_on_hand_made_pairs() -> None:
     assert r["errors_in_gray_zone"] == 1
     assert r["lexical_accuracy_in_zone"] == pytest.approx(0.5)
     assert r["perfect_judge_in_gray_zone"] > r["lexical"]
+
+
+def test_the_error_gate_asks_where_the_tuning_pairs_went_wrong() -> None:
+    """Fitted on tuning pairs: a cell (verdict, check, support, overlap) whose verdicts were all
+    wrong is asked before one whose verdicts were right, its rate shrunk towards the overall
+    share; a cell never seen counts at the overall share."""
+    mapping = {"entail": "supported", "partial": "partially_supported", "irrelevant": "not_supported"}
+    wrong = [Pair(f"w{i}", "c", "d", "not_supported", "partial", "lexical", 0.35) for i in range(3)]
+    right = [Pair(f"r{i}", "c", "d", "supported", "entail", "lexical", 0.95) for i in range(3)]
+    gate = fit_error_gate(wrong + right, mapping)
+    assert gate["overall"] == pytest.approx(0.5)
+    cells = sorted(gate["cells"].values())
+    # 3 errors of 3 with 5 pseudo-pairs at 0.5: (3 + 2.5) / 8; 0 of 3: 2.5 / 8
+    assert cells == pytest.approx([2.5 / (3 + GATE_PRIOR), 5.5 / (3 + GATE_PRIOR)])
+    fresh = [Pair("a", "c", "d", "supported", "entail", "lexical", 0.95),       # a right-going cell
+             Pair("b", "c", "d", "supported", "irrelevant", "lexical", 0.05),   # never seen: overall
+             Pair("e", "c", "d", "supported", "partial", "lexical", 0.35)]      # the wrong-going cell
+    assert error_gate(fresh, gate, share=1 / 3) == [False, False, True]
+    assert error_gate(fresh, gate, share=2 / 3) == [False, True, True]
+    config = VerifierConfig(model_gray_zone=(0.2, 0.45))
+    r = ceiling(fresh, "wice", config, gate)
+    assert r["error_gate_share"] == pytest.approx(1 / 3, abs=0.01) and r["errors_in_error_gate"] == 1
 
 
 def test_an_unknown_set_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
