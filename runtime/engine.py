@@ -353,7 +353,8 @@ class ResearchEngine(EvidenceIntake, HopResolution, CardViews):
             self._set_status(state, "exhausted", "every query it could issue was already issued in this run")
             return
         angle_state = AngleState(round=round_no, base_query=state.query or "", tried_queries=list(state.queries),
-                                 deficit=self._deficit(sid), dependent=bool(state.sq.depends_on), hops_after=hops_after(self.plan, sid))
+                                 deficit=self._deficit(sid), dependent=bool(state.sq.depends_on),
+                                 hops_after=hops_after(self.plan, sid))
         self._brief(self.policies.angle, sid)
         choice = self.policies.angle.choose_angle(angle_state, candidates)
         picked = candidates[int(choice.value)]  # type: ignore[call-overload]
