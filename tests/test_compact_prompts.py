@@ -1,5 +1,5 @@
-"""Version 2 decision prompts (runtime/policies/compact_prompts.py): short, complete, parseable,
-and version 1 still renders."""
+"""Compact decision prompts (runtime/policies/compact_prompts.py), versions 2 and 3: short,
+complete, parseable, and version 1 still renders."""
 
 from __future__ import annotations
 
@@ -38,12 +38,12 @@ def _decisions(runs: list[RunFile]):
                 yield run, ctx, event
 
 
-def test_every_kind_renders_in_version_2_with_its_action_line_and_parses(runs: list[RunFile]) -> None:
+def test_every_kind_renders_in_version_3_with_its_action_line_and_parses(runs: list[RunFile]) -> None:
     kinds = set()
     for _, ctx, event in _decisions(runs):
         kind = KIND_OF_EVENT[event.type]
         messages, template = render_prompt(event, ctx)
-        assert template.version == 2 and template.id == f"citeloop.{kind}"
+        assert template.version == 3 and template.id == f"citeloop.{kind}"
         assert ACTION_WORD[kind] in messages[0]["content"]
         assert ctx.question in messages[1]["content"]
         n = candidate_count(event)
@@ -76,6 +76,20 @@ def test_version_1_still_renders_and_an_unknown_version_is_refused(runs: list[Ru
     assert "Minimum rounds met:" not in render_prompt(event, ctx)[0][1]["content"]
     with pytest.raises(ValueError, match="version 7 does not exist"):
         render_prompt(event, ctx, version=7)
+
+
+def test_version_3_adds_the_hops_waiting_on_an_angle_and_renders_the_rest_as_version_2(runs: list[RunFile]) -> None:
+    angles = 0
+    for _, ctx, event in _decisions(runs):
+        now, then = render_prompt(event, ctx)[0], render_prompt(event, ctx, version=2)[0]
+        if event.type == "angle_decision":
+            angles += 1
+            line = f"Hops waiting on this one: {event.state.hops_after}."
+            assert line in now[1]["content"] and line not in then[1]["content"]
+            assert now[1]["content"].replace(" " + line, "") == then[1]["content"]
+        else:
+            assert now == then, event.type
+    assert angles > 0
 
 
 def test_clip_and_window_keep_the_named_part() -> None:

@@ -166,7 +166,7 @@ def test_a_run_on_the_server_records_every_model_call(served_run: tuple[RunFile,
     assert {c.prompt_id for c in calls} == {"citeloop.stop", "citeloop.angle", "citeloop.read", "citeloop.keep",
                                             "citeloop.follow"}
     for call, request in zip(calls, requests):
-        assert call.status == "ok" and call.model == MODEL and call.prompt_version == 2
+        assert call.status == "ok" and call.model == MODEL and call.prompt_version == 3
         assert call.sampling["temperature"] == 0.0 and call.sampling["logprobs"] is True
         assert call.logprobs and call.logprobs[0].logprob == -0.25
         assert [m.model_dump() for m in call.messages] == request["messages"]

@@ -1,4 +1,4 @@
-"""Version 2 of the decision prompts: the state a policy needs, in about 400 SmolLM2 tokens or fewer.
+"""Versions 2 and 3 of the decision prompts: the state a policy needs, in about 400 SmolLM2 tokens or fewer.
 
 Version 1 (`citeloop.runtime.policies.prompts`) spells every signal out in a sentence and wraps
 each retrieved snippet in its own untrusted-evidence block, so a read prompt runs to ~1.1k
@@ -14,6 +14,10 @@ count and "minimum rounds met" (both follow from the round line), the budget-exh
 (a policy is never asked then), and text past the word budgets. Version 2 adds the stop
 state's `answer_ready` (every hop the answer is read from has its evidence), which version 1
 never showed. Rendering is deterministic, like version 1.
+
+Version 3 is version 2 with one more fact in the angle prompt: how many hops wait on the hop
+(`AngleState.hops_after`, recorded since schema 7), which the heuristic angle policy (v3) uses
+to search a long chain's first hop by its own words. The other kinds render as in version 2.
 """
 
 from __future__ import annotations
@@ -110,12 +114,14 @@ def stop_user(e: StopDecision, question: str, subqs: dict[str, str]) -> str:
     ])
 
 
-def angle_user(e: AngleDecision, question: str, subqs: dict[str, str]) -> str:
+def angle_user(e: AngleDecision, question: str, subqs: dict[str, str], waiting: bool = False) -> str:
+    """The angle prompt; `waiting` (version 3) also says how many hops wait on this one."""
     s = e.state
     tried = s.tried_queries[-TRIED:]
     cands = [f"{i}. {a}: {_q(q)}" for i, (a, q) in enumerate(zip(e.angles, e.candidates), start=1)]
+    chain = f" Hops waiting on this one: {s.hops_after}." if waiting else ""
     return "\n".join(_head(question, subqs.get(e.subq or "", e.subq)) + [
-        f"Round {s.round}; sources still needed {s.deficit}; uses an earlier hop's entity: {_yn(s.dependent)}.",
+        f"Round {s.round}; sources still needed {s.deficit}; uses an earlier hop's entity: {_yn(s.dependent)}.{chain}",
         "Tried: " + ("; ".join(_q(q) for q in tried) if tried else "none")
         + (f" (+{len(s.tried_queries) - TRIED} earlier)" if len(s.tried_queries) > TRIED else ""),
         "Candidates:", *cands,

@@ -6,10 +6,11 @@ the state the policy saw and the numbered candidates. Retrieved text (titles, sn
 sentences) goes inside the runtime's untrusted-evidence data blocks. Rendering is
 deterministic: the same event, run context and version always give the same bytes.
 
-Versions: 1 (this module) spells the state out; 2 (`compact_prompts`, the default since
-issue 24) says the same in about 400 tokens or fewer. Datasets record `template_version`;
-`render_prompt(..., version=1)` and `LLMPolicy(prompt_version=1)` still render version 1, for
-models trained on older datasets.
+Versions: 1 (this module) spells the state out; 2 (`compact_prompts`, since issue 24) says
+the same in about 400 tokens or fewer; 3 (the default) is 2 with the angle state's hops waiting
+on the hop. Datasets record `template_version`; `render_prompt(..., version=N)` and
+`LLMPolicy(prompt_version=N)` still render an older version, for models trained on older
+datasets.
 
 Left out on purpose (seed 20.3, environment artefacts): doc ids and raw BM25 scores, which
 a model could learn as corpus-specific cues; hits keep their listed order only.
@@ -206,19 +207,23 @@ def _follow_user(e: FollowDecision, ctx: RunContext) -> str:
 _USER = {"stop": _stop_user, "angle": _angle_user, "read": _read_user, "keep": _keep_user, "follow": _follow_user}
 
 
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
 TEMPLATES_V2: dict[str, PromptTemplate] = {
     kind: PromptTemplate(kind, TEMPLATES_V1[kind].id, 2, system) for kind, system in v2.SYSTEM.items()}
-VERSIONS: dict[int, dict[str, PromptTemplate]] = {1: TEMPLATES_V1, 2: TEMPLATES_V2}
+TEMPLATES_V3: dict[str, PromptTemplate] = {
+    kind: PromptTemplate(kind, TEMPLATES_V1[kind].id, 3, system) for kind, system in v2.SYSTEM.items()}
+VERSIONS: dict[int, dict[str, PromptTemplate]] = {1: TEMPLATES_V1, 2: TEMPLATES_V2, 3: TEMPLATES_V3}
 TEMPLATES = VERSIONS[CURRENT_VERSION]
 """The templates datasets and the LLM policy use unless told a version."""
 
 
-def _user_v2(event: Event, ctx: RunContext) -> str:
+def _user_compact(event: Event, ctx: RunContext, version: int) -> str:
+    """Versions 2 and 3 (`compact_prompts`): 3 adds the hops waiting on an angle's hop."""
     if isinstance(event, KeepDecision):
         return v2.keep_user(event, ctx.question, ctx.subqs, ctx.docs.get(event.doc_id, ("", None, None))[0])
-    render = {"stop_decision": v2.stop_user, "angle_decision": v2.angle_user, "read_decision": v2.read_user,
-              "follow_decision": v2.follow_user}[event.type]
+    if isinstance(event, AngleDecision):
+        return v2.angle_user(event, ctx.question, ctx.subqs, waiting=version >= 3)
+    render = {"stop_decision": v2.stop_user, "read_decision": v2.read_user, "follow_decision": v2.follow_user}[event.type]
     return render(event, ctx.question, ctx.subqs)  # type: ignore[operator]
 
 
@@ -230,7 +235,7 @@ def render_prompt(event: Event, ctx: RunContext, version: int | None = None) -> 
     if version not in VERSIONS:
         raise ValueError(f"prompt template version {version} does not exist; known: {sorted(VERSIONS)}")
     template = VERSIONS[version][kind]
-    user = _USER[kind](event, ctx) if version == 1 else _user_v2(event, ctx)  # type: ignore[operator]
+    user = _USER[kind](event, ctx) if version == 1 else _user_compact(event, ctx, version)  # type: ignore[operator]
     return [{"role": "system", "content": template.system}, {"role": "user", "content": user}], template
 
 
