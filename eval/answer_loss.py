@@ -119,11 +119,16 @@ def main(argv: list[str] | None = None) -> int:
     for row in result["lost"]:
         if row["stage"] == args.show:
             print(f"  {row['qid']}  gold {row['gold']!r}  answered {row['answer']!r}")
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-        print(f"wrote {args.out}")
+    write_result(args.out, result)
     return 0
+
+
+def write_result(path: Path | None, result: dict) -> None:
+    """Write a diagnosis result as JSON to `path` (none: nothing) and say so."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from citeloop.eval.answer_loss import holds, policy_result
+from citeloop.eval.answer_loss import holds, policy_result, write_result
 from citeloop.eval.datasets import BUILTIN_DATA_DIR
 from citeloop.runtime.plan_gate import hops_after
 from citeloop.trajectories.runfile import RunFile, RunFileError, read_run
@@ -121,10 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             if q["followed"] and not q["right"]:
                 print(f"  {q['qid']}  last page {'read' if q['last_read'] else 'not read'} ({q['last_page']})  "
                       f"gold {q['gold']!r}  answered {q['answer']!r}")
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
-        print(f"wrote {args.out}")
+    write_result(args.out, result)
     return 0
 
 
