@@ -1,4 +1,4 @@
-"""Prompt-size benchmark: decision prompts in template version 1 against version 2 (compact).
+"""Prompt-size benchmark: decision prompts in template version 1 against versions 2 and 3 (compact).
 
     python -m citeloop.eval.bench_prompts --model models/base [--sets hotpotqa,musique,2wiki]
                                           [--limit 60] [--steps 3] [--out bench-out/prompts.json]
@@ -31,7 +31,10 @@ from citeloop.runtime.policies.prompts import RunContext, candidate_count, recor
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.trajectories.runfile import read_run
 
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
+"""Template versions rendered and counted in tokens (3 is 2 with one more line in the angle prompt)."""
+STEP_VERSIONS = (1, 2)
+"""Template versions timed in a training step (3 costs what 2 does but for the angle prompt's line)."""
 
 
 def rendered_rows(name: str, kit: ResearchKit, limit: int, out: Path) -> list[tuple[str, dict[int, list[dict]]]]:
@@ -84,9 +87,9 @@ def step_seconds(rows: list[tuple[str, dict[int, list[dict]]]], model_dir: Path,
         of_kind = [r for k, r in rows if k == kind][:4 * steps]
         if len(of_kind) < 4:
             continue
-        times: dict[int, list[float]] = {v: [] for v in VERSIONS}
+        times: dict[int, list[float]] = {v: [] for v in STEP_VERSIONS}
         for i in range(0, len(of_kind) - 3, 4):
-            for v in VERSIONS:
+            for v in STEP_VERSIONS:
                 texts = [tokenizer.apply_chat_template(r[v], tokenize=False) for r in of_kind[i:i + 4]]
                 batch = tokenizer(texts, return_tensors="pt", padding=True)
                 labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
@@ -122,11 +125,12 @@ def main(argv: list[str] | None = None) -> int:
             rows = rendered_rows(name, kit, args.limit, Path(tmp) / name)
             results["tokens"][name] = token_table(rows, tokenizer)
             all_rows += rows
-    print(f"{'set':10}{'kind':8}{'n':>6}{'v1 median':>11}{'v2 median':>11}{'v2 p90':>8}{'v2 max':>8}{'ratio':>7}")
+    print(f"{'set':10}{'kind':8}{'n':>6}{'v1 median':>11}{'v2 median':>11}{'v2 p90':>8}{'v2 max':>8}{'ratio':>7}"
+          f"{'v3 median':>11}{'v3 max':>8}")
     for name, kinds in results["tokens"].items():
         for kind, t in kinds.items():
             print(f"{name:10}{kind:8}{t['v1']['n']:>6}{t['v1']['median']:>11}{t['v2']['median']:>11}"
-                  f"{t['v2']['p90']:>8}{t['v2']['max']:>8}{t['median_ratio']:>7}")
+                  f"{t['v2']['p90']:>8}{t['v2']['max']:>8}{t['median_ratio']:>7}{t['v3']['median']:>11}{t['v3']['max']:>8}")
     if args.steps:
         os.environ.setdefault("OMP_NUM_THREADS", "2")
         results["step_seconds"] = step_seconds(all_rows, args.model, args.steps)
