@@ -37,12 +37,19 @@ DEFAULT_DATA = BUILTIN_DATA_DIR / "multihop" / "musique_100.json"
 COLUMNS = ("questions", "right", "followed", "right_followed", "last_read_wrong", "planned_depth")
 
 
+class _NanIsNone(ast.NodeTransformer):
+    """A bare `nan` in a written Python literal (pandas' missing value) read as None."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.copy_location(ast.Constant(None), node) if node.id == "nan" else node
+
+
 def _listed(value: object, what: str) -> list[dict]:
     """A field of a MuSiQue row: a list, or the same written as a Python literal (the shared
-    copies keep some that way)."""
+    copies keep some that way, with `nan` for a missing value)."""
     if isinstance(value, str):
         try:
-            value = ast.literal_eval(value.replace("nan", "None"))
+            value = ast.literal_eval(_NanIsNone().visit(ast.parse(value, mode="eval")))
         except (ValueError, SyntaxError) as exc:
             raise ValueError(f"{what} is not a list: {exc}") from None
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):

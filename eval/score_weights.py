@@ -21,15 +21,13 @@ import itertools
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-
 from citeloop.eval.bench_runtime import POLICIES
 from citeloop.eval.datasets import BUILTIN_DATA_DIR, load_eval_set
 from citeloop.eval.harness import PolicyRun, run_eval
-from citeloop.filters import answers, citations, intermediate
+from citeloop.filters import answers
 from citeloop.filters.view import RunView
 from citeloop.runtime.config import load_config
 from citeloop.runtime.session import kit_for
@@ -39,16 +37,8 @@ EXPLORE = PolicyRun("explore", "rule", "explore")
 RUNS = ((0, (*POLICIES, EXPLORE)), (1, (EXPLORE,)))
 """(seed, policies): the runs of each question whose pairs are compared (`bench_runtime`'s
 three policies and the exploring one)."""
-FEATURES: dict[str, Callable[[RunView], float]] = {
-    "evidence pages": lambda v: min(1.0, len({c.doc_id for c in v.cards.values()}) / answers.EVIDENCE_PAGES),
-    "cited pages": lambda v: min(1.0, len(answers.cited_pages(v)) / answers.CITED_PAGES),
-    "chained pages": lambda v: min(1.0, len(answers.chained_pages(v)) / answers.CHAINED_PAGES),
-    "answer stated": lambda v: float(bool(answers.answer_stated(v))),
-    "citation correctness": lambda v: citations.citation_correctness(v) or 0.0,
-    "plan coverage": lambda v: intermediate.coverage(v) or 0.0,
-    "sub-questions satisfied": answers.subquestions_satisfied,
-    "answer confidence": answers.answer_confidence,
-}
+FEATURES = answers.GOLD_FREE_FEATURES
+"""The gold-free features weighed (`filters.answers`)."""
 SHIPPED = answers.RUN_SCORE_WEIGHTS
 """`run_score`'s weights (its score is their weighted sum over their total: tests/test_score_weights.py)."""
 

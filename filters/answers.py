@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from citeloop.filters import citations, intermediate
@@ -164,7 +164,7 @@ def cited_pages(view: RunView) -> set[str]:
 
 RUN_SCORE_WEIGHTS = {"evidence pages": 0.1, "chained pages": 0.3, "citation correctness": 0.2,
                      "sub-questions satisfied": 0.1, "answer confidence": 0.4}
-"""`run_score`'s weights (module docstring), by the names of `citeloop.eval.score_weights.FEATURES`."""
+"""`run_score`'s weights (module docstring), by the names of `GOLD_FREE_FEATURES`."""
 ANSWER_CONFIDENCE = {"strong": 1.0, "moderate": 0.5, "weak": 0.25}
 """The answer's confidence label as a number (`answer_confidence`)."""
 
@@ -185,15 +185,23 @@ def answer_confidence(view: RunView) -> float:
     return ANSWER_CONFIDENCE.get(answer.confidence, 0.0) if answer is not None and answer.status == "answered" else 0.0
 
 
+GOLD_FREE_FEATURES: dict[str, Callable[[RunView], float]] = {
+    "evidence pages": lambda v: min(1.0, len({c.doc_id for c in v.cards.values()}) / EVIDENCE_PAGES),
+    "cited pages": lambda v: min(1.0, len(cited_pages(v)) / CITED_PAGES),
+    "chained pages": lambda v: min(1.0, len(chained_pages(v)) / CHAINED_PAGES),
+    "answer stated": lambda v: float(bool(answer_stated(v))),
+    "citation correctness": lambda v: citations.citation_correctness(v) or 0.0,
+    "plan coverage": lambda v: intermediate.coverage(v) or 0.0,
+    "sub-questions satisfied": subquestions_satisfied,
+    "answer confidence": answer_confidence,
+}
+"""A run's gold-free features, each in [0, 1] (a missing one 0): `run_score` weighs five of them
+(`RUN_SCORE_WEIGHTS`), and `citeloop.eval.score_weights` searches weights over all eight."""
+
+
 def run_score(view: RunView) -> float | None:
     """The gold-free run score (module docstring)."""
     if answer_stated(view) is None:
         return None
-    w = RUN_SCORE_WEIGHTS
-    evidence = len({card.doc_id for card in view.cards.values()})
-    total = (w["evidence pages"] * min(1.0, evidence / EVIDENCE_PAGES)
-             + w["chained pages"] * min(1.0, len(chained_pages(view)) / CHAINED_PAGES)
-             + w["citation correctness"] * (citations.citation_correctness(view) or 0.0)
-             + w["sub-questions satisfied"] * subquestions_satisfied(view)
-             + w["answer confidence"] * answer_confidence(view))
-    return round(total / sum(w.values()), 4)
+    total = sum(w * GOLD_FREE_FEATURES[name](view) for name, w in RUN_SCORE_WEIGHTS.items())
+    return round(total / sum(RUN_SCORE_WEIGHTS.values()), 4)

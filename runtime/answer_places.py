@@ -33,9 +33,12 @@ ORIGIN_BORN = 0.6
 it outranks the nationality word of the noun after it (+0.5 as a modifier)."""
 
 
+_BORN_AFTER = re.compile(r"\s*-\s*born\b")
+
+
 def born_there(sentence: str, name: str) -> bool:
     """Is the name written as where someone was born, "New Zealand-born" ("New Zealand- born")?"""
-    return re.search(re.escape(name) + r"\s*-\s*born\b", sentence) is not None
+    return name_in_context(sentence, name, after=_BORN_AFTER) is not None
 
 
 INSTITUTION_WORDS = r"(?:at|of|from|for)"

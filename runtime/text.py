@@ -218,7 +218,7 @@ NAME_PARTICLES: frozenset[str] = CONNECTORS | {"le", "da", "y"}
 # Abbreviations a name goes on after ("St. Louis", "Ft. Worth", "Dr. Dre").
 NAME_ABBREVIATIONS: frozenset[str] = frozenset({"St", "Ste", "Mt", "Ft", "Dr", "Mr", "Mrs", "Ms", "Jr", "Sr"})
 
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+|-(?!(?:born|bred|led|made|held|run|built|grown|known|[a-z]+ed|[a-z]+ing)\b)"
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+|-(?!(?:born|made|held|run|built|grown|known|[a-z]+ed|[a-z]+ing)\b)"
                    r"[^\W\d_]+)*")
 """A word, with its apostrophes and hyphens ("O'Neill", "Jin-pyo", "Weston-super-Mare"), but not a
 participle hyphened to a name: "New Zealand-born", "London-based", "French-held", "English-speaking"

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from citeloop.eval.chain_loss import chain_loss, main
+from citeloop.eval.chain_loss import _listed, chain_loss, main
 from citeloop.runtime.session import run_research
 from test_answer import FILLER, _kit
 from test_hop_leads import PAGES, QUESTION
@@ -62,3 +62,18 @@ def test_bad_inputs_are_one_error_line(eval_file: Path, tmp_path: Path, capsys: 
     data.write_text(json.dumps([GOLD]), encoding="utf-8")
     assert main([str(eval_file), "--data", str(data), "--out", str(tmp_path / "chain.json")]) == 0
     assert json.loads((tmp_path / "chain.json").read_text())["types"]["all"]["followed"] == 1
+
+
+def test_fields_written_as_python_literals_read_as_lists(eval_file: Path) -> None:
+    """Some copies of MuSiQue keep the lists as Python literals, with pandas' bare `nan`: read
+    as None, and a word that holds "nan" in a text stays as written."""
+    paragraphs = [{**p, "note": float("nan")} for p in GOLD["paragraphs"]]
+    paragraphs[0]["paragraph_text"] += " Its financial centre is Tolvik."
+    decoded = _listed(repr(paragraphs), "paragraphs")
+    assert decoded[0]["note"] is None
+    assert decoded[0]["paragraph_text"] == paragraphs[0]["paragraph_text"]
+    written = {**GOLD, "paragraphs": repr(paragraphs), "question_decomposition": repr(GOLD["question_decomposition"])}
+    row = chain_loss(json.loads(eval_file.read_text()), [written], "heuristic")["questions"][0]
+    assert row["followed"] and row["last_read"]
+    with pytest.raises(ValueError, match="not a list"):
+        _listed("__import__('os')", "paragraphs")
