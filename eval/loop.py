@@ -98,6 +98,10 @@ class EvalSettings(BaseModel):
     calibrate_stop: bool = False
     """Fit the stop threshold on the training runs before the evaluation (training/calibration.py):
     the trained model stops only when logprob(STOP) - logprob(CONTINUE) beats it."""
+    calibrate_choice: bool = False
+    """For trained angle and follow: fit a deferral threshold on the training runs before the
+    evaluation (training/choice_calibration.py): the trained model overrules the heuristic only
+    when its option's logprob beats the heuristic's option by more than it."""
     oracle: bool = False
     """Also branch the heuristic's stop and follow decisions on the evaluation questions
     (training/headroom.py) and report the oracles: searches saved at equal recall, all-gold gain."""
@@ -352,43 +356,46 @@ def _outcome_settings(config: LoopConfig, train_sets: list[EvalSet], train_kit: 
                            gold=gold_of(train_sets) if config.pairs.use_gold else None)
 
 
-def _calibrate_stop(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet],
-                    endpoint: str) -> dict[str, Any]:
-    """The stop threshold fitted on the kept training runs' branched stop decisions, scored by the
-    served model (training/calibration.py); the figures of the teacher, the plain model and the fit."""
-    from citeloop.runtime.llm.client import Constraint, ModelEndpoint, OpenAIChatClient
-    from citeloop.runtime.llm.prompts import RenderedPrompt
-    from citeloop.runtime.policies.llm import served_model
-    from citeloop.training.calibration import NEVER, fit_stop_margin, simulate, stop_points
-    from citeloop.trajectories.events import ModelMessage
+def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet],
+                  endpoint: str, clock: _Clock) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """The thresholds `calibrate_stop` and `calibrate_choice` ask for, fitted on the kept training
+    runs (eval/loop_calibration.py), as endpoint options per trained kind, and their figures."""
+    from citeloop.eval.loop_calibration import CalibrationError, calibrate_choice, calibrate_stop
 
+    kinds = [k for k in config.eval.trained_kinds
+             if (k == "stop" and config.eval.calibrate_stop) or (k in ("angle", "follow") and config.eval.calibrate_choice)]
+    if not kinds:
+        return {}, {}
     train_kit = kit_for(train_sets[0], kit)
     kept = _kept(config, sorted((out / "runs").rglob("*.jsonl")))
-    rolled = roll_decisions(kept, "stop", 1, _outcome_settings(config, train_sets, train_kit), kit=train_kit,
-                            engine=config.pairs.engine)
-    client = OpenAIChatClient(ModelEndpoint(base_url=endpoint, model=served_model(endpoint), timeout_s=600,
-                                            max_retries=1))
-
-    def margin_of(messages: list[dict[str, str]]) -> float:
-        prompt = RenderedPrompt(id="citeloop.stop", version=2, messages=[ModelMessage(**m) for m in messages])  # type: ignore[arg-type]
-        reply = client.chat(prompt, Constraint.choice(["CONTINUE", "STOP"], scoring="sequence"))
-        if not reply.ok or not reply.option_scores:
-            raise LoopError(f"calibrate_stop: the served model did not score a stop decision ({reply.error})")
-        return reply.option_scores["STOP"] - reply.option_scores["CONTINUE"]
-
-    points = stop_points(rolled, margin_of)
-    if not points:
-        raise LoopError("calibrate_stop: the kept training runs have no branched stop decision")
-    threshold, table = fit_stop_margin(points)
-    return {"threshold": threshold, "decisions": len(points), "runs": len({p.path for p in points}),
-            "teacher": simulate(points, NEVER), "likelier_option": simulate(points, 0.0),
-            "fitted": simulate(points, threshold), "candidates": table}
+    settings = _outcome_settings(config, train_sets, train_kit)
+    options: dict[str, str] = {}
+    fitted: dict[str, dict[str, Any]] = {}
+    for kind in kinds:
+        try:
+            c = (calibrate_stop(kept, settings, train_kit, config.pairs.engine, endpoint) if kind == "stop" else
+                 calibrate_choice(kind, kept, settings, train_kit, config.pairs.engine, endpoint,
+                                  config.pairs.alternatives))
+        except CalibrationError as exc:
+            raise LoopError(str(exc)) from exc
+        if kind == "stop":
+            options[kind] = f"&stop_margin={c['threshold']}"
+            clock.log(f"[loop] stop threshold {c['threshold']:.3f} fitted on {c['decisions']} training decisions "
+                      f"(training score {c['teacher']['score']} -> {c['fitted']['score']})")
+        else:
+            options[kind] = f"&defer_margin={c['threshold']}"
+            clock.log(f"[loop] {kind} deferral threshold {c['threshold']:.3f} fitted on {c['decisions']} training "
+                      f"decisions of the heuristic (training score {c['teacher']['score']} -> {c['fitted']['score']}, "
+                      f"{c['fitted']['changed']} runs changed)")
+        fitted[kind] = c
+    clock.lap("calibrate")
+    return options, fitted
 
 
 def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], eval_sets: list[EvalSet],
-              clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, Any] | None]:
-    """Serve the trained model; (with `calibrate_stop`, fit its stop threshold on the training
-    runs;) the baselines and the trained policy on the evaluation questions, each set over its
+              clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, dict[str, Any]]]:
+    """Serve the trained model; (with `calibrate_stop` / `calibrate_choice`, fit its thresholds on
+    the training runs;) the baselines and the trained policy on the evaluation questions, each set over its
     own corpus and settings."""
     from citeloop.training.hf_server import served_hf
     from citeloop.training.serve import served
@@ -396,7 +403,6 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[
     policies = [PolicyRun(name, "naive" if name == "naive" else "rule", name) for name in config.eval.baselines]
     captured: dict[str, list[list[Any]]] = {}
     evaluation: dict[str, Any] = {}
-    calibration = None
     if config.serve.engine == "hf":
         serving = served_hf(out / "model")
     else:
@@ -406,15 +412,9 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[
         clock.lap("serve")
         # Choices by whole-option likelihood on either server (vLLM's constrained decoding would
         # pick the likeliest first token: issue 24); read and keep sets keep their regex.
-        endpoint = server.endpoint + SCORING_OPTION
-        if config.eval.calibrate_stop and "stop" in config.eval.trained_kinds:
-            calibration = _calibrate_stop(config, out, kit, train_sets, server.endpoint)
-            endpoint += f"&stop_margin={calibration['threshold']}"
-            clock.log(f"[loop] stop threshold {calibration['threshold']:.3f} fitted on {calibration['decisions']} "
-                      f"training decisions (training score {calibration['teacher']['score']} -> "
-                      f"{calibration['fitted']['score']})")
-            clock.lap("calibrate")
-        spec = "llm:" + ",".join(f"{kind}={endpoint}" for kind in config.eval.trained_kinds)
+        options, calibration = _calibrations(config, out, kit, train_sets, server.endpoint, clock)
+        spec = "llm:" + ",".join(f"{kind}={server.endpoint}{SCORING_OPTION}{options.get(kind, '')}"
+                                 for kind in config.eval.trained_kinds)
         runs = [*policies, PolicyRun("trained", "rule", spec)]
         for s in eval_sets:
             if not s.questions:

@@ -94,13 +94,14 @@ def interval_text(d: dict[str, Any], scale: float = 100.0) -> str:
 def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: dict[str, list[list[Any]]],
                  trained: Any, pairs_summary: dict[str, Any], timings: dict[str, float],
                  counts: dict[str, int], oracle: dict[str, Any] | None = None,
-                 stop_calibration: dict[str, Any] | None = None) -> dict[str, Any]:
+                 calibrations: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     names = [*config.eval.baselines, "trained"]
     table = policy_table(names, evaluation, captured)
     compared = comparisons(evaluation, list(config.eval.trained_kinds))
     report = {"name": config.name, "questions": counts, "timings_s": timings, "policies": table,
               "trained_kinds": list(config.eval.trained_kinds),
-              "trained_vs_heuristic": compared, "oracle": oracle, "stop_calibration": stop_calibration,
+              "trained_vs_heuristic": compared, "oracle": oracle, "calibration": calibrations or {},
+              "stop_calibration": (calibrations or {}).get("stop"),
               "pairs": {"rows": pairs_summary["rows"], "counts": pairs_summary["counts"],
                         "gold_agreement": pairs_summary["gold_agreement"],
                         "best_of_k": pairs_summary.get("best_of_k")},
@@ -130,13 +131,23 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
                      interval_text(c["answer_correct"]), interval_text(c["searches"], 1.0),
                      "-" if change is None else f"{100 * change:+.1f}%", interval_text(c["reads"], 1.0), met]
             lines.append(f"| {set_name} | " + " | ".join(cells) + " |")
-    if stop_calibration:
-        c = stop_calibration
+    calibrated = calibrations or {}
+    if calibrated.get("stop"):
+        c = calibrated["stop"]
         lines += ["", f"Stop threshold fitted on {c['decisions']} branched stop decisions of {c['runs']} training runs: "
                   f"STOP iff logprob(STOP) - logprob(CONTINUE) > {c['threshold']:.3f}. On those runs: "
                   f"teacher score {c['teacher']['score']} (searches {c['teacher']['searches']}), the likelier "
                   f"option {c['likelier_option']['score']} ({c['likelier_option']['searches']}), the threshold "
                   f"{c['fitted']['score']} ({c['fitted']['searches']})."]
+    for kind in ("angle", "follow"):
+        if calibrated.get(kind):
+            c = calibrated[kind]
+            lines += ["", f"{kind.capitalize()} deferral threshold fitted on {c['decisions']} branched {kind} decisions "
+                      f"the heuristic took in {c['runs']} training runs (the model's likeliest option differs on "
+                      f"{c['model_differs']}): the model's option only when its logprob beats the heuristic's by more "
+                      f"than {c['threshold']:.3f}. On those runs: teacher score {c['teacher']['score']}, the likeliest "
+                      f"option {c['likeliest_option']['score']} ({c['likeliest_option']['changed']} runs changed), "
+                      f"the threshold {c['fitted']['score']} ({c['fitted']['changed']} runs changed)."]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     points = dict(table)
     if oracle and oracle.get("point"):

@@ -130,3 +130,26 @@ def test_bad_loop_configs_fail_clearly(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["loop", "--config", str(bad)]) == 2
     assert "pairs.decisions" in capsys.readouterr().err
     assert main(["loop", "--config", str(tmp_path / "missing.yaml")]) == 2
+
+
+def test_an_angle_policy_with_its_deferral_threshold_fitted_on_the_training_runs(tmp_path: Path,
+                                                                                 tiny_model: Path) -> None:
+    base = load_loop_config(CONFIG)
+    config = base.model_copy(update={
+        "out": tmp_path / "loop", "base_model": tiny_model,
+        "train": CONFIG.parents[1] / "train" / "sft-tiny.yaml",
+        "pairs": base.pairs.model_copy(update={"decision": "angle", "alternatives": 4}),
+        "eval": base.eval.model_copy(update={"trained_kinds": ["angle"], "calibrate_choice": True})})
+    lines: list[str] = []
+    report = run_loop(config, log=lines.append)
+    fitted = report["calibration"]["angle"]
+    assert report["stop_calibration"] is None and fitted["decisions"] > 0
+    assert fitted["fitted"]["score"] == max(c["score"] for c in fitted["candidates"]) >= fitted["teacher"]["score"]
+    assert any(line.startswith("[loop] angle deferral threshold ") for line in lines)
+    assert "Angle deferral threshold fitted on" in (tmp_path / "loop" / "report.md").read_text()
+    # The trained runs applied it: every model-scored angle decision kept the heuristic's option
+    # or overruled it by more than the threshold.
+    trained = sorted((tmp_path / "loop" / "eval-runs" / "hotpotqa" / "trained").glob("*.jsonl"))
+    reasons = [e.reason for path in trained for e in read_run(path).events
+               if e.type == "angle_decision" and "model_call" in e.reason]
+    assert reasons and all(" kept (" in r or " over the heuristic's " in r for r in reasons)

@@ -43,8 +43,15 @@ class StopPoint:
     cont: Outcome
 
 
-def _mean(values: Sequence[float]) -> float | None:
+def mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
+
+
+def candidate_thresholds(margins: Sequence[float]) -> list[float]:
+    """Below every margin, between each two neighbouring (sorted, distinct) margins, and `NEVER`."""
+    if not margins:
+        return [NEVER]
+    return [margins[0] - 1.0] + [(a + b) / 2 for a, b in zip(margins, margins[1:])] + [NEVER]
 
 
 def simulate(points: Sequence[StopPoint], threshold: float) -> dict[str, Any]:
@@ -65,8 +72,8 @@ def simulate(points: Sequence[StopPoint], threshold: float) -> dict[str, Any]:
                 break
         ends.append(end)
     recalls = [o.gold_recall for o in ends if o.gold_recall is not None]
-    return {"threshold": threshold, "runs": len(ends), "score": _mean([o.score for o in ends]),
-            "gold_recall": _mean(recalls), "searches": _mean([float(o.searches) for o in ends])}
+    return {"threshold": threshold, "runs": len(ends), "score": mean([o.score for o in ends]),
+            "gold_recall": mean(recalls), "searches": mean([float(o.searches) for o in ends])}
 
 
 def fit_stop_margin(points: Sequence[StopPoint]) -> tuple[float, list[dict[str, Any]]]:
@@ -76,9 +83,7 @@ def fit_stop_margin(points: Sequence[StopPoint]) -> tuple[float, list[dict[str, 
     neighbouring margins, and `NEVER`."""
     if not points:
         raise ValueError("no branched stop decisions to fit a threshold on")
-    margins = sorted({p.margin for p in points})
-    candidates = [margins[0] - 1.0] + [(a + b) / 2 for a, b in zip(margins, margins[1:])] + [NEVER]
-    table = [simulate(points, t) for t in candidates]
+    table = [simulate(points, t) for t in candidate_thresholds(sorted({p.margin for p in points}))]
     best = max(table, key=lambda row: (row["score"], row["threshold"]))
     return best["threshold"], table
 

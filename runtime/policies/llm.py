@@ -109,7 +109,7 @@ class LLMPolicy:
 
     def __init__(self, client: ChatClient, config: ResearchConfig | None = None,
                  prompt_version: int | None = None, choice_scoring: Literal["sequence"] | None = None,
-                 stop_margin: float | None = None) -> None:
+                 stop_margin: float | None = None, defer_margin: float | None = None) -> None:
         self.client = client
         self.choice_scoring = choice_scoring
         """`sequence`: stop, angle and follow by whole-option likelihood (one prefill per option);
@@ -117,6 +117,10 @@ class LLMPolicy:
         self.stop_margin = stop_margin
         """With sequence scoring: STOP only when its logprob beats CONTINUE's by more than this (a
         decision threshold fitted on training questions, `citeloop.training.calibration`); None: the likelier wins."""
+        self.defer_margin = defer_margin
+        """With sequence scoring, for angle and follow: the model's likeliest option only when its
+        logprob beats the heuristic's option by more than this, else the heuristic's (fitted on
+        training questions, `citeloop.training.choice_calibration`); None: the likeliest wins."""
         self.prompt_version = prompt_version
         """Template version the prompts render with (None: the current one); a model trained on
         an older dataset is asked in its own version."""
@@ -227,11 +231,24 @@ class LLMPolicy:
                 return Choice(value_of(action), f"llm: {action.upper()} by margin {margin:.3f} "
                                                 f"{'>' if action == 'stop' else '<='} {self.stop_margin:g} "
                                                 f"(model_call {call.seq})")
+            if action is not None and kind in INDEX_KINDS and self.defer_margin is not None and reply.option_scores:
+                return self._defer(kind, action, reply.option_scores, fallback(), call.seq)
             if action is not None:
                 return Choice(value_of(action), f"llm: {reply.text.strip()} (model_call {call.seq})")
             cause = "invalid"
         chosen = fallback()
         return Choice(chosen.value, f"{FALLBACK_PREFIX} ({cause}, model_call {call.seq}): {chosen.reason}")
+
+
+    def _defer(self, kind: str, best: int, scores: dict[str, float], teacher: Choice, call_seq: int) -> Choice:
+        """The model's best option if it beats the heuristic's by more than `defer_margin`, else the heuristic's."""
+        word, rule = kind.upper(), int(teacher.value)  # type: ignore[call-overload]
+        margin = scores[f"{word} {best + 1}"] - scores[f"{word} {rule + 1}"]
+        if best != rule and margin > self.defer_margin:  # type: ignore[operator]
+            return Choice(best, f"llm: {word} {best + 1} over the heuristic's {word} {rule + 1} by margin "
+                                f"{margin:.3f} > {self.defer_margin:g} (model_call {call_seq})")
+        return Choice(rule, f"llm: the heuristic's {word} {rule + 1} kept ({word} {best + 1} by margin {margin:.3f} "
+                            f"<= {self.defer_margin:g}; model_call {call_seq}): {teacher.reason}")
 
 
 def llm_decision_counts(events: Sequence[BaseEvent]) -> dict[str, int]:
@@ -278,7 +295,8 @@ SCORING_OPTION = "?score=sequence"
 """Appended to an endpoint URL in a policy spec (`llm:stop=URL?score=sequence`): choice decisions
 by whole-option likelihood (`citeloop.runtime.llm.sequence_scoring`) instead of the server's
 constrained decoding. `&stop_margin=X` (with it) stops only when STOP's logprob beats
-CONTINUE's by more than X."""
+CONTINUE's by more than X; `&defer_margin=X` takes an angle or follow option other than the
+heuristic's only when its logprob beats the heuristic's option by more than X."""
 
 
 @dataclass(frozen=True)
@@ -286,6 +304,10 @@ class EndpointOptions:
     url: str
     scoring: Literal["sequence"] | None = None
     stop_margin: float | None = None
+    defer_margin: float | None = None
+
+
+MARGINS = ("stop_margin", "defer_margin")
 
 
 def endpoint_options(url: str) -> EndpointOptions:
@@ -296,19 +318,20 @@ def endpoint_options(url: str) -> EndpointOptions:
     found: dict[str, str] = {}
     for part in query.split("&"):
         key, eq, value = part.partition("=")
-        if not eq or key not in ("score", "stop_margin") or key in found:
+        if not eq or key not in ("score", *MARGINS) or key in found:
             raise EndpointError(f"endpoint option {part!r} in {url!r} is not known; options: score=sequence, "
-                                "stop_margin=NUMBER (with score=sequence)")
+                                "stop_margin=NUMBER, defer_margin=NUMBER (both with score=sequence)")
         found[key] = value
     if found.get("score", "sequence") != "sequence" or "score" not in found:
-        raise EndpointError(f"{url!r}: give score=sequence (the one scoring option; stop_margin needs it)")
-    margin = None
-    if "stop_margin" in found:
-        try:
-            margin = float(found["stop_margin"])
-        except ValueError:
-            raise EndpointError(f"{url!r}: stop_margin={found['stop_margin']!r} is not a number") from None
-    return EndpointOptions(base.rstrip("/"), "sequence", margin)
+        raise EndpointError(f"{url!r}: give score=sequence (the one scoring option; the margins need it)")
+    margins: dict[str, float] = {}
+    for key in MARGINS:
+        if key in found:
+            try:
+                margins[key] = float(found[key])
+            except ValueError:
+                raise EndpointError(f"{url!r}: {key}={found[key]!r} is not a number") from None
+    return EndpointOptions(base.rstrip("/"), "sequence", **margins)
 
 
 def llm_policies(endpoints: dict[str, tuple[str, str | None]], config: ResearchConfig,
@@ -335,5 +358,6 @@ def llm_policies(endpoints: dict[str, tuple[str, str | None]], config: ResearchC
                                               max_retries=MAX_RETRIES, sampling=sampling))
         client: ChatClient = RecordedChatClient(recorded, name, sampling, live=live) if calls else live
         policies[kind] = shared[(url, model)] = LLMPolicy(client, config, choice_scoring=options.scoring,
-                                                            stop_margin=options.stop_margin)
+                                                            stop_margin=options.stop_margin,
+                                                            defer_margin=options.defer_margin)
     return policies
