@@ -385,8 +385,8 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
         else:
             options[kind] = f"&defer_margin={c['threshold']}"
             clock.log(f"[loop] {kind} deferral threshold {c['threshold']:.3f} fitted on {c['decisions']} training "
-                      f"decisions of the heuristic (training score {c['teacher']['score']} -> {c['fitted']['score']}, "
-                      f"{c['fitted']['changed']} runs changed)")
+                      f"decisions (training score {c['teacher']['score']} -> {c['fitted']['score']}, "
+                      f"{c['fitted']['changed']} decisions changed)")
         fitted[kind] = c
     clock.lap("calibrate")
     return options, fitted

@@ -66,8 +66,8 @@ def calibrate_stop(kept: list[Path], settings: OutcomeSettings, kit: ResearchKit
 def calibrate_choice(kind: str, kept: list[Path], settings: OutcomeSettings, kit: ResearchKit, engine: str,
                      endpoint: str, alternatives: int) -> dict[str, Any]:
     """The deferral threshold of an angle or follow policy fitted on the kept training runs'
-    branched decisions the heuristic took; the figures of the teacher, the plain model (its
-    likeliest option always) and the fit."""
+    branched decisions; the figures of the teacher, the plain model (its likeliest option
+    always) and the fit."""
     rolled = roll_decisions(kept, kind, alternatives, settings, kit=kit, engine=engine)
     client, word = _client(endpoint), kind.upper()
 
@@ -77,10 +77,9 @@ def calibrate_choice(kind: str, kept: list[Path], settings: OutcomeSettings, kit
 
     points = choice_points(rolled, kind, scores_of)
     if not points:
-        raise CalibrationError(f"calibrate_choice: the kept training runs have no branched {kind} decision "
-                               "of the heuristic")
+        raise CalibrationError(f"calibrate_choice: the kept training runs have no branched {kind} decision")
     threshold, table = fit_defer_margin(points)
     return {"kind": kind, "threshold": threshold, "decisions": len(points), "runs": len({p.path for p in points}),
-            "model_differs": sum(p.best_differs for p in points),
+            "model_differs": sum(p.best != p.teacher for p in points),
             "teacher": simulate_choices(points, NEVER), "likeliest_option": simulate_choices(points, -NEVER),
             "fitted": simulate_choices(points, threshold), "candidates": table}

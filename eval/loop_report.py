@@ -143,11 +143,12 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
         if calibrated.get(kind):
             c = calibrated[kind]
             lines += ["", f"{kind.capitalize()} deferral threshold fitted on {c['decisions']} branched {kind} decisions "
-                      f"the heuristic took in {c['runs']} training runs (the model's likeliest option differs on "
+                      f"of {c['runs']} training runs (the model's likeliest option is not the heuristic's in "
                       f"{c['model_differs']}): the model's option only when its logprob beats the heuristic's by more "
-                      f"than {c['threshold']:.3f}. On those runs: teacher score {c['teacher']['score']}, the likeliest "
-                      f"option {c['likeliest_option']['score']} ({c['likeliest_option']['changed']} runs changed), "
-                      f"the threshold {c['fitted']['score']} ({c['fitted']['changed']} runs changed)."]
+                      f"than {c['threshold']:.3f}. Mean branch score over those decisions: teacher "
+                      f"{c['teacher']['score']}, the likeliest option {c['likeliest_option']['score']} "
+                      f"({c['likeliest_option']['changed']} changed), the threshold {c['fitted']['score']} "
+                      f"({c['fitted']['changed']} changed)."]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     points = dict(table)
     if oracle and oracle.get("point"):

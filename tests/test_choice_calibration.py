@@ -15,7 +15,8 @@ from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.llm.fake import FakeChatClient
 from citeloop.runtime.policies.llm import SAMPLING, LLMPolicy, endpoint_options
 from citeloop.runtime.session import ResearchKit, run_research
-from citeloop.training.choice_calibration import NEVER, ChoicePoint, fit_defer_margin, simulate_choices
+from citeloop.training.choice_calibration import (NEVER, ChoicePoint, fit_defer_margin, simulate_choices,
+                                                   teacher_choice)
 from citeloop.training.outcomes import Outcome
 from citeloop.trajectories.runfile import read_run
 
@@ -28,39 +29,54 @@ def _o(score: float, recall: float = 1.0, searches: int = 2, reads: int = 4) -> 
                    run_id="r", filters_score=0.0, reads=reads)
 
 
-# Run a: the model is sure (margin 3.0) at its first decision and right (0.9 beats 0.6); at its
-# second, unsure (0.5) and wrong. Run b: the model is fairly sure (1.0) and wrong (0.2 < 0.7).
-# Run c: the model agrees with the heuristic.
+# Four branched decisions. d1: the model is sure (margin 3.0) and right (0.9 beats 0.6). d2:
+# unsure (0.5) and wrong (0.1). d3: fairly sure (1.0) and wrong (0.2 < 0.7, half the gold).
+# d4: the model agrees with the heuristic.
 POINTS = [
-    ChoicePoint("a", 10, best=2, margin=3.0, recorded=_o(0.6), overruled=_o(0.9), best_differs=True),
-    ChoicePoint("a", 20, best=1, margin=0.5, recorded=_o(0.6), overruled=_o(0.1), best_differs=True),
-    ChoicePoint("b", 10, best=3, margin=1.0, recorded=_o(0.7), overruled=_o(0.2, recall=0.5), best_differs=True),
-    ChoicePoint("c", 10, best=0, margin=0.0, recorded=_o(0.8), overruled=None),
+    ChoicePoint("a", 10, teacher=0, best=2, margin=3.0, kept=_o(0.6), overruled=_o(0.9)),
+    ChoicePoint("a", 20, teacher=0, best=1, margin=0.5, kept=_o(0.6), overruled=_o(0.1)),
+    ChoicePoint("b", 10, teacher=1, best=3, margin=1.0, kept=_o(0.7), overruled=_o(0.2, recall=0.5)),
+    ChoicePoint("c", 10, teacher=0, best=0, margin=0.0, kept=_o(0.8), overruled=None),
 ]
 
 
-def test_the_rule_is_simulated_run_by_run_from_the_first_overruled_decision() -> None:
+def test_the_rule_is_scored_decision_by_decision_from_the_branches() -> None:
     teacher = simulate_choices(POINTS, NEVER)
-    assert teacher["score"] == pytest.approx((0.6 + 0.7 + 0.8) / 3, abs=1e-4) and teacher["changed"] == 0
-    always = simulate_choices(POINTS, -NEVER)  # the model's best wherever it differs: a's first, b's
-    assert always["score"] == pytest.approx((0.9 + 0.2 + 0.8) / 3, abs=1e-4) and always["changed"] == 2
-    assert always["gold_recall"] == pytest.approx((1.0 + 0.5 + 1.0) / 3, abs=1e-4)
-    sure_only = simulate_choices(POINTS, 2.0)  # only a's first decision clears 2.0
-    assert sure_only["score"] == pytest.approx((0.9 + 0.7 + 0.8) / 3, abs=1e-4) and sure_only["changed"] == 1
-    # Between 0.5 and 1.0, run a is changed at its first decision (margin 3.0 > 0.75), never its second.
-    assert simulate_choices(POINTS, 0.75)["score"] == pytest.approx((0.9 + 0.2 + 0.8) / 3, abs=1e-4)
+    assert teacher["score"] == pytest.approx((0.6 + 0.6 + 0.7 + 0.8) / 4, abs=1e-4) and teacher["changed"] == 0
+    always = simulate_choices(POINTS, -NEVER)  # the model's best wherever it differs
+    assert always["score"] == pytest.approx((0.9 + 0.1 + 0.2 + 0.8) / 4, abs=1e-4) and always["changed"] == 3
+    assert always["gold_recall"] == pytest.approx((1.0 + 1.0 + 0.5 + 1.0) / 4, abs=1e-4)
+    sure_only = simulate_choices(POINTS, 2.0)  # only d1 clears 2.0
+    assert sure_only["score"] == pytest.approx((0.9 + 0.6 + 0.7 + 0.8) / 4, abs=1e-4) and sure_only["changed"] == 1
+    assert simulate_choices(POINTS, 0.75)["changed"] == 2  # d1 and d3
 
 
 def test_the_fitted_threshold_maximises_the_training_score_and_ties_keep_the_teacher() -> None:
     threshold, table = fit_defer_margin(POINTS)
-    assert threshold == pytest.approx(2.0)  # between the margins 1.0 and 3.0: a changed, b kept
-    assert max(row["score"] for row in table) == pytest.approx((0.9 + 0.7 + 0.8) / 3, abs=1e-4)
+    assert threshold == pytest.approx(2.0)  # between the margins 1.0 and 3.0: d1 changed, d3 kept
+    assert max(row["score"] for row in table) == pytest.approx((0.9 + 0.6 + 0.7 + 0.8) / 4, abs=1e-4)
     assert math.isinf(table[-1]["threshold"])
-    useless = [ChoicePoint(p.path, p.seq, p.best, p.margin, p.recorded,
-                           None if p.overruled is None else p.recorded, p.best_differs) for p in POINTS]
+    useless = [ChoicePoint(p.path, p.seq, p.teacher, p.best, p.margin, p.kept,
+                           None if p.overruled is None else p.kept) for p in POINTS]
     assert fit_defer_margin(useless)[0] == NEVER  # overruling never helps: the teacher is kept
     with pytest.raises(ValueError, match="no branched decisions"):
         fit_defer_margin([])
+
+
+def test_the_heuristic_option_recomputed_from_a_recorded_state_is_the_one_it_took(kit: ResearchKit,
+                                                                                 tmp_path: Path) -> None:
+    from citeloop.eval.datasets import load_eval_set
+
+    checked = 0
+    for i, q in enumerate(load_eval_set("musique").questions[:12]):
+        _, path = run_research(q.question, kit, out_dir=tmp_path / str(i))
+        for event in read_run(path).events:  # type: ignore[arg-type]
+            if event.type in ("angle_decision", "follow_decision"):
+                assert teacher_choice(event) == event.choice, (q.question, event.seq)  # type: ignore[attr-defined]
+                checked += 1
+    assert checked >= 24
+    with pytest.raises(ValueError, match="no heuristic option"):
+        teacher_choice(read_run(path).events[1])  # type: ignore[arg-type]
 
 
 class _LastOptionLikeliest(FakeChatClient):
@@ -141,6 +157,7 @@ def test_the_fit_against_a_served_model(kit: ResearchKit, tiny_model: Path, tmp_
     with served_hf(tiny_model) as server:
         fitted = calibrate_choice("angle", paths, OutcomeSettings(), kit, "serial", server.endpoint, 6)
     assert fitted["kind"] == "angle" and fitted["decisions"] >= 2 and fitted["runs"] == 2
+    assert fitted["teacher"]["decisions"] == fitted["decisions"]
     assert fitted["fitted"]["score"] == max(c["score"] for c in fitted["candidates"])
     assert fitted["fitted"]["score"] >= fitted["teacher"]["score"]
     assert fitted["teacher"]["changed"] == 0 and 0 <= fitted["model_differs"] <= fitted["decisions"]

@@ -1,21 +1,18 @@
-"""A deferral threshold fitted on training questions: when a trained angle or follow policy
-may overrule the heuristic it learned from.
+"""A deferral threshold fitted on training questions: when a trained angle or follow policy may
+overrule the heuristic it learned from.
 
 A small policy model trained on best-of-K rows ranks a decision's options; where it is unsure
 its first choice is often worse than the rule's (the rows that teach a change are a minority).
-The rule "take the model's best option only when its whole-sequence log-probability beats
+The rule "take the model's likeliest option only when its whole-sequence log-probability beats
 the heuristic's option by more than t, else the heuristic's" keeps the teacher where the model
-is unsure and follows the model where it is confident; t = infinity is the teacher itself.
+is unsure and follows the model where it is sure; t = infinity is the teacher itself.
 
 `fit_defer_margin` picks t to maximise the mean outcome score (training/outcomes.py) over the
-**training** runs, each simulated from its branched decisions as `calibration.fit_stop_margin`
-simulates stops: the run as recorded until its first decision where the rule overrules the
-recorded choice, whose branch (that option, then the run's own policy) ends it. Only decisions
-the heuristic took are points (the recorded choice is then the heuristic's option); a run with
-no overruled decision keeps its recorded outcome. After the first overruled decision the
-simulation lets the run's policy decide, while the deployed rule would keep deciding, so the fit
-is exact for each run's first change only. Ties go to the larger threshold (fewer changes). The
-evaluation questions are never looked at.
+branched decisions of the **training** runs, each decision scored by the branch the rule takes
+there: the heuristic's option (recomputed from the recorded state, so explorers' decisions count
+too) or the model's, and after it the run's own policy. That is a one-step estimate: it does not
+follow the rule into the later decisions of a run. Ties go to the larger threshold (fewer
+changes). The evaluation questions are never looked at.
 """
 
 from __future__ import annotations
@@ -25,57 +22,57 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeloop.runtime.policies.actions import INDEX_KINDS
+from citeloop.runtime.policies.base import AngleCandidate
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow
 from citeloop.training.calibration import NEVER, candidate_thresholds, mean
 from citeloop.training.outcomes import Outcome
 from citeloop.training.pairs import PairExport, event_at
-
-TEACHER = "heuristic"
-"""The policy name whose recorded decisions are calibration points."""
+from citeloop.trajectories.events import Event
 
 
 @dataclass(frozen=True)
 class ChoicePoint:
-    """One branched decision the heuristic took in a training run, with the model's view of it."""
+    """One branched decision of a training run, with the model's view of it and both outcomes."""
 
     path: str
     seq: int
+    teacher: int
+    """The heuristic's option at the recorded state (candidate index)."""
     best: int
-    """The model's likeliest option (candidate index)."""
+    """The model's likeliest option."""
     margin: float
-    """logprob(best) - logprob(the recorded option); 0 when they are the same."""
-    recorded: Outcome
+    """logprob(best) - logprob(teacher); 0 when they are the same."""
+    kept: Outcome
+    """The branch taking the heuristic's option."""
     overruled: Outcome | None
-    """The branch taking `best` (None when `best` is the recorded option or was not branched)."""
-    best_differs: bool = False
-    """The model's likeliest option is not the recorded one."""
+    """The branch taking `best` (None when `best` is the heuristic's option)."""
+
+
+def teacher_choice(event: Event) -> int:
+    """The heuristic's option at a recorded angle or follow decision (a function of its state)."""
+    if event.type == "angle_decision":
+        candidates = [AngleCandidate(angle, query) for angle, query in zip(event.angles, event.candidates)]  # type: ignore[attr-defined]
+        return int(HeuristicAngle().choose_angle(event.state, candidates).value)  # type: ignore[attr-defined,call-overload]
+    if event.type == "follow_decision":
+        return int(HeuristicFollow().choose_follow(event.state, list(event.candidates)).value)  # type: ignore[attr-defined,call-overload]
+    raise ValueError(f"no heuristic option for a {event.type} event")
 
 
 def simulate_choices(points: Sequence[ChoicePoint], threshold: float) -> dict[str, Any]:
-    """Mean score, gold recall, searches and reads of the training runs under "the model's best
-    option iff its margin over the heuristic's > threshold", and how many runs it changed."""
-    by_run: dict[str, list[ChoicePoint]] = {}
-    for p in points:
-        by_run.setdefault(p.path, []).append(p)
-    ends: list[Outcome] = []
-    changed = 0
-    for run_points in by_run.values():
-        ordered = sorted(run_points, key=lambda p: p.seq)
-        end = ordered[0].recorded  # every branch of the recorded choice is the run as recorded
-        for p in ordered:
-            if p.overruled is not None and p.margin > threshold:
-                end, changed = p.overruled, changed + 1
-                break
-        ends.append(end)
-    recalls = [o.gold_recall for o in ends if o.gold_recall is not None]
-    return {"threshold": threshold, "runs": len(ends), "changed": changed,
-            "score": mean([o.score for o in ends]), "gold_recall": mean(recalls),
-            "searches": mean([float(o.searches) for o in ends]), "reads": mean([float(o.reads) for o in ends])}
+    """Mean score, gold recall, searches and reads over the decisions under "the model's best
+    option iff its margin over the heuristic's > threshold", and how many it changed."""
+    taken = [p.overruled if p.overruled is not None and p.margin > threshold else p.kept for p in points]
+    recalls = [o.gold_recall for o in taken if o.gold_recall is not None]
+    return {"threshold": threshold, "decisions": len(points),
+            "changed": sum(p.overruled is not None and p.margin > threshold for p in points),
+            "score": mean([o.score for o in taken]), "gold_recall": mean(recalls),
+            "searches": mean([float(o.searches) for o in taken]), "reads": mean([float(o.reads) for o in taken])}
 
 
 def fit_defer_margin(points: Sequence[ChoicePoint]) -> tuple[float, list[dict[str, Any]]]:
     """The threshold with the best mean training score (ties: the larger), and every candidate's figures."""
     if not points:
-        raise ValueError("no branched decisions of the heuristic to fit a deferral threshold on")
+        raise ValueError("no branched decisions to fit a deferral threshold on")
     margins = sorted({p.margin for p in points if p.overruled is not None})
     table = [simulate_choices(points, t) for t in candidate_thresholds(margins)]
     best = max(table, key=lambda row: (row["score"], row["threshold"]))
@@ -84,8 +81,9 @@ def fit_defer_margin(points: Sequence[ChoicePoint]) -> tuple[float, list[dict[st
 
 def choice_points(rolled: PairExport, kind: str,
                   scores_of: Callable[[list[dict[str, str]], int], dict[int, float]]) -> list[ChoicePoint]:
-    """Every branched `kind` decision of `rolled` the heuristic took, with the model's option
-    scores for its rendered prompt (`scores_of(messages, n)`: candidate index -> log-probability)."""
+    """Every branched `kind` decision of `rolled` whose heuristic option and model option were both
+    branched, with the model's option scores for its rendered prompt (`scores_of(messages, n)`:
+    candidate index -> log-probability)."""
     if kind not in INDEX_KINDS:
         raise ValueError(f"deferral is fitted for {', '.join(INDEX_KINDS)} decisions, not {kind!r}")
     points = []
@@ -93,18 +91,20 @@ def choice_points(rolled: PairExport, kind: str,
         if ref.kind != kind or (ref.path, ref.seq) in rolled.failed:
             continue
         event = event_at(rolled.selection.runs[ref.path], ref.seq)
-        if event.policy.name != TEACHER:  # type: ignore[union-attr]
+        teacher = teacher_choice(event)
+        kept = rolled.outcomes.get((ref.path, ref.seq, str(teacher)))
+        if kept is None:
             continue
-        chosen: int = event.choice  # type: ignore[union-attr]
-        recorded = rolled.outcomes.get((ref.path, ref.seq, str(chosen)))
-        if recorded is None:
-            continue
-        scores = scores_of(list(ref.prompt), len(event.candidates))  # type: ignore[union-attr]
+        scores = scores_of(list(ref.prompt), len(event.candidates))  # type: ignore[attr-defined]
         best = max(sorted(scores), key=lambda i: scores[i])  # ties: the lowest index
-        margin = scores[best] - scores[chosen] if best != chosen else 0.0
-        overruled = rolled.outcomes.get((ref.path, ref.seq, str(best))) if best != chosen else None
-        points.append(ChoicePoint(ref.path, ref.seq, best, round(margin, 6), recorded, overruled, best != chosen))
+        if best == teacher:
+            points.append(ChoicePoint(ref.path, ref.seq, teacher, best, 0.0, kept, None))
+            continue
+        overruled = rolled.outcomes.get((ref.path, ref.seq, str(best)))
+        if overruled is not None:
+            points.append(ChoicePoint(ref.path, ref.seq, teacher, best, round(scores[best] - scores[teacher], 6),
+                                      kept, overruled))
     return points
 
 
-__all__ = ["NEVER", "TEACHER", "ChoicePoint", "choice_points", "fit_defer_margin", "simulate_choices"]
+__all__ = ["NEVER", "ChoicePoint", "choice_points", "fit_defer_margin", "simulate_choices", "teacher_choice"]
