@@ -37,6 +37,7 @@ def policy_stats(events_by_run: list[list[Any]]) -> dict[str, Any]:
     latencies.sort()
     decisions = counts.get("decisions", 0)
     return {"llm_decisions": decisions, "model_answers": counts.get("model", 0),
+            "deferred_to_heuristic": counts.get("deferred", 0),
             "fallbacks": counts.get("fallback", 0),
             "fallback_causes": {k[len("fallback_"):]: v for k, v in counts.items() if k.startswith("fallback_")},
             "fallback_rate": round(counts.get("fallback", 0) / decisions, 4) if decisions else None,

@@ -13,7 +13,7 @@ import pytest
 
 from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.llm.fake import FakeChatClient
-from citeloop.runtime.policies.llm import SAMPLING, LLMPolicy, endpoint_options
+from citeloop.runtime.policies.llm import SAMPLING, LLMPolicy, endpoint_options, llm_decision_counts
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.training.choice_calibration import (NEVER, ChoicePoint, fit_defer_margin, simulate_choices,
                                                    teacher_choice)
@@ -109,11 +109,14 @@ def test_the_policy_overrules_the_heuristic_only_by_more_than_the_margin(kit: Re
     _, base = run_research(BRIDGE, kit, out_dir=tmp_path / "h")
     heuristic = _choices(base)  # type: ignore[arg-type]
     assert any(n > 2 for _, n, _, _ in heuristic)
-    runs = {}
+    runs, counts = {}, {}
     for name in ("never", "sure", "always"):
         factory = f"{__name__}:{name}"
         _, path = run_research(BRIDGE, kit, policy_spec=f"angle={factory},follow={factory}", out_dir=tmp_path / name)
         runs[name] = _choices(path)  # type: ignore[arg-type]
+        counts[name] = llm_decision_counts(read_run(path).events)  # type: ignore[arg-type]
+    asked = sum(n > 1 for _, n, _, _ in heuristic)
+    assert counts["never"]["deferred"] == counts["never"]["model"] == asked and counts["always"]["deferred"] == 0
     # An infinite margin is the teacher: every choice the heuristic's, each reason saying it was kept.
     assert [(t, n, c) for t, n, c, _ in runs["never"]] == [(t, n, c) for t, n, c, _ in heuristic]
     assert all(" kept (" in r for _, n, _, r in runs["never"] if n > 1)

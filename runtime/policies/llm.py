@@ -102,6 +102,10 @@ def action_constraint(kind: str, n: int, limit: int | None = None,
     raise ValueError(f"unknown decision kind {kind!r}; valid: stop, angle, read, keep, follow")
 
 
+DEFERRED_PREFIX = "llm: the heuristic's "
+"""How the reason of a decision starts when a deferral margin kept the heuristic's option."""
+
+
 class LLMPolicy:
     """Stop, angle, read (with keep) and follow decisions by a served model, with the heuristic as fallback."""
 
@@ -247,14 +251,16 @@ class LLMPolicy:
         if best != rule and margin > self.defer_margin:  # type: ignore[operator]
             return Choice(best, f"llm: {word} {best + 1} over the heuristic's {word} {rule + 1} by margin "
                                 f"{margin:.3f} > {self.defer_margin:g} (model_call {call_seq})")
-        return Choice(rule, f"llm: the heuristic's {word} {rule + 1} kept ({word} {best + 1} by margin {margin:.3f} "
+        return Choice(rule, f"{DEFERRED_PREFIX}{word} {rule + 1} kept ({word} {best + 1} by margin {margin:.3f} "
                             f"<= {self.defer_margin:g}; model_call {call_seq}): {teacher.reason}")
 
 
 def llm_decision_counts(events: Sequence[BaseEvent]) -> dict[str, int]:
-    """Decisions the llm policy took in a run: `decisions`, `model` (the model's answer used),
-    `fallback`, `fallback_<cause>` per cause, and `no_call` (a single valid action)."""
-    counts = {"decisions": 0, "model": 0, "fallback": 0, "no_call": 0}
+    """Decisions the llm policy took in a run: `decisions`, `model` (the model's answer used, or
+    under a deferral margin the rule applied to it), `deferred` (of those, the heuristic's option
+    kept because the model's did not beat it by the margin), `fallback`, `fallback_<cause>` per
+    cause, and `no_call` (a single valid action)."""
+    counts = {"decisions": 0, "model": 0, "deferred": 0, "fallback": 0, "no_call": 0}
     for e in events:
         if getattr(e, "policy", None) != LLM_REF or not hasattr(e, "reason"):
             continue
@@ -268,6 +274,7 @@ def llm_decision_counts(events: Sequence[BaseEvent]) -> dict[str, int]:
             counts["no_call"] += 1
         else:
             counts["model"] += 1
+            counts["deferred"] += e.reason.startswith(DEFERRED_PREFIX)  # type: ignore[attr-defined]
     return counts
 
 
