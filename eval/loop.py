@@ -34,7 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from citeloop.eval.bench_runtime import kit_for
 from citeloop.eval.datasets import EvalSet, load_eval_set
@@ -105,6 +105,14 @@ class EvalSettings(BaseModel):
     oracle: bool = False
     """Also branch the heuristic's stop and follow decisions on the evaluation questions
     (training/headroom.py) and report the oracles: searches saved at equal recall, all-gold gain."""
+
+    @model_validator(mode="after")
+    def _calibrations_have_a_kind(self) -> EvalSettings:
+        if self.calibrate_stop and "stop" not in self.trained_kinds:
+            raise ValueError("calibrate_stop needs stop among trained_kinds")
+        if self.calibrate_choice and not {"angle", "follow"} & set(self.trained_kinds):
+            raise ValueError("calibrate_choice needs angle or follow among trained_kinds")
+        return self
 
 
 class LoopConfig(BaseModel):

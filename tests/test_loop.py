@@ -153,3 +153,16 @@ def test_an_angle_policy_with_its_deferral_threshold_fitted_on_the_training_runs
     reasons = [e.reason for path in trained for e in read_run(path).events
                if e.type == "angle_decision" and "model_call" in e.reason]
     assert reasons and all(" kept (" in r or " over the heuristic's " in r for r in reasons)
+
+
+@pytest.mark.parametrize("kinds,flag,message", [
+    ("[read]", "calibrate_choice", "calibrate_choice needs angle or follow"),
+    ("[angle]", "calibrate_stop", "calibrate_stop needs stop"),
+])
+def test_a_calibration_with_no_kind_to_calibrate_is_refused(tmp_path: Path, kinds: str, flag: str,
+                                                            message: str) -> None:
+    text = CONFIG.read_text(encoding="utf-8").replace("trained_kinds: [stop]", f"trained_kinds: {kinds}, {flag}: true")
+    path = tmp_path / "loop.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LoopError, match=message):
+        load_loop_config(path)

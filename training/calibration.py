@@ -47,11 +47,16 @@ def mean(values: Sequence[float]) -> float | None:
     return round(sum(values) / len(values), 4) if values else None
 
 
-def candidate_thresholds(margins: Sequence[float]) -> list[float]:
-    """Below every margin, between each two neighbouring (sorted, distinct) margins, and `NEVER`."""
-    if not margins:
-        return [NEVER]
-    return [margins[0] - 1.0] + [(a + b) / 2 for a, b in zip(margins, margins[1:])] + [NEVER]
+def fit_threshold(margins: Sequence[float], simulate_at: Callable[[float], dict[str, Any]]
+                  ) -> tuple[float, list[dict[str, Any]]]:
+    """The candidate threshold whose simulation (`simulate_at(t)`, a row with `score`) scores best
+    (ties: the larger), and every candidate's row. Candidates: below every margin, between each
+    two neighbouring (distinct) margins, and `NEVER`."""
+    ordered = sorted(set(margins))
+    candidates = ([ordered[0] - 1.0] + [(a + b) / 2 for a, b in zip(ordered, ordered[1:])] if ordered else []) + [NEVER]
+    table = [simulate_at(t) for t in candidates]
+    best = max(table, key=lambda row: (row["score"], row["threshold"]))
+    return best["threshold"], table
 
 
 def simulate(points: Sequence[StopPoint], threshold: float) -> dict[str, Any]:
@@ -83,9 +88,7 @@ def fit_stop_margin(points: Sequence[StopPoint]) -> tuple[float, list[dict[str, 
     neighbouring margins, and `NEVER`."""
     if not points:
         raise ValueError("no branched stop decisions to fit a threshold on")
-    table = [simulate(points, t) for t in candidate_thresholds(sorted({p.margin for p in points}))]
-    best = max(table, key=lambda row: (row["score"], row["threshold"]))
-    return best["threshold"], table
+    return fit_threshold([p.margin for p in points], lambda t: simulate(points, t))
 
 
 def stop_points(rolled: PairExport, margin_of: Callable[[list[dict[str, str]]], float]) -> list[StopPoint]:

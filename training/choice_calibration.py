@@ -24,7 +24,7 @@ from typing import Any
 from citeloop.runtime.policies.actions import INDEX_KINDS
 from citeloop.runtime.policies.base import AngleCandidate
 from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow
-from citeloop.training.calibration import NEVER, candidate_thresholds, mean
+from citeloop.training.calibration import NEVER, fit_threshold, mean
 from citeloop.training.outcomes import Outcome
 from citeloop.training.pairs import PairExport, event_at
 from citeloop.trajectories.events import Event
@@ -61,10 +61,10 @@ def teacher_choice(event: Event) -> int:
 def simulate_choices(points: Sequence[ChoicePoint], threshold: float) -> dict[str, Any]:
     """Mean score, gold recall, searches and reads over the decisions under "the model's best
     option iff its margin over the heuristic's > threshold", and how many it changed."""
-    taken = [p.overruled if p.overruled is not None and p.margin > threshold else p.kept for p in points]
-    recalls = [o.gold_recall for o in taken if o.gold_recall is not None]
-    return {"threshold": threshold, "decisions": len(points),
-            "changed": sum(p.overruled is not None and p.margin > threshold for p in points),
+    overrule = [p.overruled is not None and p.margin > threshold for p in points]
+    taken = [p.overruled if change else p.kept for p, change in zip(points, overrule)]
+    recalls = [o.gold_recall for o in taken if o.gold_recall is not None]  # type: ignore[union-attr]
+    return {"threshold": threshold, "decisions": len(points), "changed": sum(overrule),
             "score": mean([o.score for o in taken]), "gold_recall": mean(recalls),
             "searches": mean([float(o.searches) for o in taken]), "reads": mean([float(o.reads) for o in taken])}
 
@@ -73,10 +73,7 @@ def fit_defer_margin(points: Sequence[ChoicePoint]) -> tuple[float, list[dict[st
     """The threshold with the best mean training score (ties: the larger), and every candidate's figures."""
     if not points:
         raise ValueError("no branched decisions to fit a deferral threshold on")
-    margins = sorted({p.margin for p in points if p.overruled is not None})
-    table = [simulate_choices(points, t) for t in candidate_thresholds(margins)]
-    best = max(table, key=lambda row: (row["score"], row["threshold"]))
-    return best["threshold"], table
+    return fit_threshold([p.margin for p in points if p.overruled is not None], lambda t: simulate_choices(points, t))
 
 
 def choice_points(rolled: PairExport, kind: str,
