@@ -44,6 +44,7 @@ from citeloop.filters.cli import score_files
 from citeloop.filters.gates import load_filter_config, select
 from citeloop.filters.gold import GoldEntry, GoldSet, question_key
 from citeloop.runtime.config import ResearchConfig
+from citeloop.runtime.policies.actions import DEFERRAL_KINDS
 from citeloop.runtime.policies.llm import SCORING_OPTION
 from citeloop.runtime.registry import read_yaml_mapping
 from citeloop.runtime.session import ResearchKit, run_research
@@ -75,6 +76,9 @@ class PairSettings(BaseModel):
     search_cost: float = Field(0.01, ge=0.0)
     use_gold: bool = True
     engine: Literal["serial", "process", "ray"] = "process"
+    read_options: Literal["all", "one_more"] = "all"
+    """Alternatives of a read decision (training/pairs.py READ_OPTIONS); `one_more` for a read
+    policy under a deferral margin (calibrate_choice)."""
 
 
 class ServeSettings(BaseModel):
@@ -99,7 +103,7 @@ class EvalSettings(BaseModel):
     """Fit the stop threshold on the training runs before the evaluation (training/calibration.py):
     the trained model stops only when logprob(STOP) - logprob(CONTINUE) beats it."""
     calibrate_choice: bool = False
-    """For trained angle and follow: fit a deferral threshold on the training runs before the
+    """For trained angle, follow and read: fit a deferral threshold on the training runs before the
     evaluation (training/choice_calibration.py): the trained model overrules the heuristic only
     when its option's logprob beats the heuristic's option by more than it."""
     oracle: bool = False
@@ -110,8 +114,8 @@ class EvalSettings(BaseModel):
     def _calibrations_have_a_kind(self) -> EvalSettings:
         if self.calibrate_stop and "stop" not in self.trained_kinds:
             raise ValueError("calibrate_stop needs stop among trained_kinds")
-        if self.calibrate_choice and not {"angle", "follow"} & set(self.trained_kinds):
-            raise ValueError("calibrate_choice needs angle or follow among trained_kinds")
+        if self.calibrate_choice and not set(DEFERRAL_KINDS) & set(self.trained_kinds):
+            raise ValueError("calibrate_choice needs angle, follow or read among trained_kinds")
         return self
 
 
@@ -301,7 +305,7 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     settings = _outcome_settings(config, train_sets, train_kit)
     try:
         rolled = roll_decisions(kept, p.decision, p.alternatives, settings, kit=train_kit, per_kind=p.per_kind,
-                                engine=p.engine)
+                                engine=p.engine, read_options=p.read_options)
     except ExportError as exc:
         raise LoopError(f"pairs: {exc}") from exc
     pairs = emit_pairs(rolled, p.min_margin, 0.0, p.use_gold, settings)
@@ -371,7 +375,7 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     from citeloop.eval.loop_calibration import CalibrationError, calibrate_choice, calibrate_stop
 
     kinds = [k for k in config.eval.trained_kinds
-             if (k == "stop" and config.eval.calibrate_stop) or (k in ("angle", "follow") and config.eval.calibrate_choice)]
+             if (k == "stop" and config.eval.calibrate_stop) or (k in DEFERRAL_KINDS and config.eval.calibrate_choice)]
     if not kinds:
         return {}, {}
     train_kit = kit_for(train_sets[0], kit)
@@ -383,7 +387,7 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
         try:
             c = (calibrate_stop(kept, settings, train_kit, config.pairs.engine, endpoint) if kind == "stop" else
                  calibrate_choice(kind, kept, settings, train_kit, config.pairs.engine, endpoint,
-                                  config.pairs.alternatives))
+                                  config.pairs.alternatives, config.pairs.read_options))
         except CalibrationError as exc:
             raise LoopError(str(exc)) from exc
         if kind == "stop":

@@ -1,6 +1,6 @@
 """Decision thresholds a `citeloop loop` fits on its training runs before the evaluation, with
 the served model: when the trained stop policy stops (`training.calibration`), and when a
-trained angle or follow policy overrules the heuristic (`training.choice_calibration`).
+trained angle, follow or read policy overrules the heuristic (`training.choice_calibration`).
 
 Both branch the kept training runs' decisions of that kind, ask the served model to score every
 option of each rendered prompt (whole-option likelihood), and pick the threshold whose simulated
@@ -18,7 +18,7 @@ from citeloop.runtime.policies.llm import served_model
 from citeloop.runtime.policies.prompts import TEMPLATES
 from citeloop.runtime.session import ResearchKit
 from citeloop.training.calibration import NEVER, fit_stop_margin, simulate, stop_points
-from citeloop.training.choice_calibration import choice_points, fit_defer_margin, simulate_choices
+from citeloop.training.choice_calibration import choice_points, fit_defer_margin, read_points, simulate_choices
 from citeloop.training.outcomes import OutcomeSettings
 from citeloop.training.pairs import roll_decisions
 from citeloop.trajectories.events import ModelMessage
@@ -64,18 +64,22 @@ def calibrate_stop(kept: list[Path], settings: OutcomeSettings, kit: ResearchKit
 
 
 def calibrate_choice(kind: str, kept: list[Path], settings: OutcomeSettings, kit: ResearchKit, engine: str,
-                     endpoint: str, alternatives: int) -> dict[str, Any]:
-    """The deferral threshold of an angle or follow policy fitted on the kept training runs'
-    branched decisions; the figures of the teacher, the plain model (its likeliest option
-    always) and the fit."""
-    rolled = roll_decisions(kept, kind, alternatives, settings, kit=kit, engine=engine)
+                     endpoint: str, alternatives: int, read_options: str = "all") -> dict[str, Any]:
+    """The deferral threshold of an angle, follow or read policy fitted on the kept training runs'
+    branched decisions (`alternatives` per decision; for read, enough to reach the one-more-read
+    options, or `read_options="one_more"`); the figures of the teacher, the plain model (its likeliest
+    option always) and the fit."""
+    rolled = roll_decisions(kept, kind, alternatives, settings, kit=kit, engine=engine, read_options=read_options)
     client, word = _client(endpoint), kind.upper()
 
     def scores_of(messages: list[dict[str, str]], n: int) -> dict[int, float]:
         scores = _scores(client, kind, messages, [f"{word} {i}" for i in range(1, n + 1)])
         return {i: scores[f"{word} {i + 1}"] for i in range(n)}
 
-    points = choice_points(rolled, kind, scores_of)
+    if kind == "read":
+        points = read_points(rolled, lambda messages, texts: _scores(client, kind, messages, texts))
+    else:
+        points = choice_points(rolled, kind, scores_of)
     if not points:
         raise CalibrationError(f"calibrate_choice: the kept training runs have no branched {kind} decision")
     threshold, table = fit_defer_margin(points)

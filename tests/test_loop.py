@@ -156,7 +156,7 @@ def test_an_angle_policy_with_its_deferral_threshold_fitted_on_the_training_runs
 
 
 @pytest.mark.parametrize("kinds,flag,message", [
-    ("[read]", "calibrate_choice", "calibrate_choice needs angle or follow"),
+    ("[stop]", "calibrate_choice", "calibrate_choice needs angle, follow or read"),
     ("[angle]", "calibrate_stop", "calibrate_stop needs stop"),
 ])
 def test_a_calibration_with_no_kind_to_calibrate_is_refused(tmp_path: Path, kinds: str, flag: str,

@@ -1,5 +1,5 @@
-"""A deferral threshold fitted on training questions: when a trained angle or follow policy may
-overrule the heuristic it learned from.
+"""A deferral threshold fitted on training questions: when a trained angle, follow or read policy
+may overrule the heuristic it learned from.
 
 A small policy model trained on best-of-K rows ranks a decision's options; where it is unsure
 its first choice is often worse than the rule's (the rows that teach a change are a minority).
@@ -13,6 +13,10 @@ there: the heuristic's option (recomputed from the recorded state, so explorers'
 too) or the model's, and after it the run's own policy. That is a one-step estimate: it does not
 follow the rule into the later decisions of a run. Ties go to the larger threshold (fewer
 changes). The evaluation questions are never looked at.
+
+For read (`read_points`) the options are the heuristic's reads and those plus one more hit each
+(`read_one_more`); the heuristic's reads depend on hit relevance the event does not record, so
+only decisions the heuristic itself took count (explorers' reads are left out).
 """
 
 from __future__ import annotations
@@ -21,9 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citeloop.runtime.policies.actions import INDEX_KINDS
+from citeloop.runtime.policies.actions import INDEX_KINDS, format_action, read_one_more
 from citeloop.runtime.policies.base import AngleCandidate
-from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow
+from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow, HeuristicRead
 from citeloop.training.calibration import NEVER, fit_threshold, mean
 from citeloop.training.outcomes import Outcome
 from citeloop.training.pairs import PairExport, event_at
@@ -37,9 +41,9 @@ class ChoicePoint:
     path: str
     seq: int
     teacher: int
-    """The heuristic's option at the recorded state (candidate index)."""
+    """The heuristic's option at the recorded state (candidate index; for read, 0: its reads)."""
     best: int
-    """The model's likeliest option."""
+    """The model's likeliest option (for read, an index into `read_one_more`'s options)."""
     margin: float
     """logprob(best) - logprob(teacher); 0 when they are the same."""
     kept: Outcome
@@ -104,4 +108,40 @@ def choice_points(rolled: PairExport, kind: str,
     return points
 
 
-__all__ = ["NEVER", "ChoicePoint", "choice_points", "fit_defer_margin", "simulate_choices", "teacher_choice"]
+
+def read_points(rolled: PairExport,
+                scores_of: Callable[[list[dict[str, str]], list[str]], dict[str, float]]) -> list[ChoicePoint]:
+    """Every branched read decision the heuristic took in `rolled` whose reads and whose model
+    option were both branched, with the model's scores of the `read_one_more` options for its
+    rendered prompt (`scores_of(messages, option texts)`: text -> log-probability). A decision
+    with no room for one more read is a point the model cannot change."""
+    points = []
+    for ref in rolled.selection.decisions:
+        if ref.kind != "read" or (ref.path, ref.seq) in rolled.failed:
+            continue
+        event = event_at(rolled.selection.runs[ref.path], ref.seq)
+        if event.policy.name != HeuristicRead.ref.name:  # type: ignore[attr-defined]
+            continue
+        chosen, candidates = list(event.choice), list(event.candidates)  # type: ignore[attr-defined]
+        kept = rolled.outcomes.get((ref.path, ref.seq, ",".join(chosen)))
+        if kept is None:
+            continue
+        options = read_one_more(chosen, candidates, event.state.reads_left)  # type: ignore[attr-defined]
+        if len(options) == 1:
+            points.append(ChoicePoint(ref.path, ref.seq, 0, 0, 0.0, kept, None))
+            continue
+        texts = [format_action("read", tuple(candidates.index(d) for d in o), len(candidates)) for o in options]
+        scores = scores_of(list(ref.prompt), texts)
+        best = max(range(len(texts)), key=lambda i: scores[texts[i]])  # ties: the lowest, the heuristic's reads
+        if best == 0:
+            points.append(ChoicePoint(ref.path, ref.seq, 0, 0, 0.0, kept, None))
+            continue
+        overruled = rolled.outcomes.get((ref.path, ref.seq, ",".join(options[best])))
+        if overruled is not None:
+            points.append(ChoicePoint(ref.path, ref.seq, 0, best, round(scores[texts[best]] - scores[texts[0]], 6),
+                                      kept, overruled))
+    return points
+
+
+__all__ = ["NEVER", "ChoicePoint", "choice_points", "fit_defer_margin", "read_points", "simulate_choices",
+           "teacher_choice"]

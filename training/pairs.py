@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from citeloop.filters.gold import GoldSet, question_key
-from citeloop.runtime.policies.actions import EVENT_TYPE, INDEX_KINDS, format_action
+from citeloop.runtime.policies.actions import EVENT_TYPE, INDEX_KINDS, format_action, read_one_more
 from citeloop.runtime.policies.prompts import TEMPLATES, candidate_count
 from citeloop.runtime.replay import policy_spec_of
 from citeloop.runtime.session import ResearchKit
@@ -52,7 +52,13 @@ def _ids(event: Event) -> list[str]:
     return [c.sid for c in event.candidates]  # type: ignore[union-attr]
 
 
-def alternatives(event: Event, k: int) -> list[str]:
+READ_OPTIONS = ("all", "one_more")
+"""Which alternatives a read decision is branched with: `all` (each single hit, reading nothing,
+then the reads plus one more hit each) or `one_more` (only the last: what a read policy under a
+deferral margin chooses among, so its training rows and its threshold see the same options)."""
+
+
+def alternatives(event: Event, k: int, read_options: str = "all") -> list[str]:
     """Up to `k` actions other than the recorded one, as `branch_run` action strings (deterministic order)."""
     if event.type == "stop_decision":
         options = ["stop" if event.choice == "continue" else "continue"]  # type: ignore[union-attr]
@@ -62,7 +68,12 @@ def alternatives(event: Event, k: int) -> list[str]:
         chosen = list(event.choice)  # type: ignore[union-attr]
         room = event.state.reads_left if event.type == "read_decision" else len(chosen) + 1  # type: ignore[union-attr]
         singles = [[i] for i in _ids(event) if [i] != chosen] if room >= 1 else []
-        options = [",".join(o) for o in singles + ([[]] if chosen else [])]
+        # A read decision also offers its reads plus one more hit each (what a deferral margin
+        # chooses among, `read_one_more`), after the singles and reading nothing.
+        more = read_one_more(chosen, _ids(event), room)[1:] if event.type == "read_decision" else []
+        if read_options == "one_more" and event.type == "read_decision":
+            singles, chosen = [], []
+        options = list(dict.fromkeys(",".join(o) for o in singles + ([[]] if chosen else []) + more))
     return options[:k]
 
 
@@ -192,13 +203,14 @@ def pair_row(event: Event, ref: DecisionRef, run: RunFile, chosen: tuple[str, Ou
     }
 
 
-def _jobs(selection: Selection, k: int) -> tuple[list[RollJob], dict[tuple[str, int], tuple[str, list[str]]]]:
+def _jobs(selection: Selection, k: int,
+          read_options: str = "all") -> tuple[list[RollJob], dict[tuple[str, int], tuple[str, list[str]]]]:
     """One roll job per run; and per decision, its recorded action and alternatives."""
     by_path: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
     actions: dict[tuple[str, int], tuple[str, list[str]]] = {}
     for ref in selection.decisions:
         event = event_at(selection.runs[ref.path], ref.seq)
-        base, others = branch_action(event), alternatives(event, k)
+        base, others = branch_action(event), alternatives(event, k, read_options)
         actions[(ref.path, ref.seq)] = (base, others)
         by_path.setdefault(ref.path, []).append((ref.seq, (base, *others)))
     return [RollJob(path, tuple(ds)) for path, ds in by_path.items()], actions
@@ -212,14 +224,16 @@ def event_at(run: RunFile, seq: int) -> Event:
 def roll_decisions(paths: Iterable[Path], decision: str, alternatives_k: int, settings: OutcomeSettings,
                    kit: ResearchKit | None = None, per_kind: int | None = None, engine: str = "serial",
                    workers: int | None = None, seed: int = 0,
-                   on_run: Callable[[RollResult], Any] | None = None) -> PairExport:
+                   on_run: Callable[[RollResult], Any] | None = None, read_options: str = "all") -> PairExport:
     """Select the decisions of the runs at `paths`, branch each with its recorded action and up
-    to `alternatives_k` others, and score every branch: the rollouts pairs, best-of-K rows and
-    the headroom report are all made from."""
+    to `alternatives_k` others (`read_options`: see READ_OPTIONS), and score every branch: the
+    rollouts pairs, best-of-K rows and the headroom report are all made from."""
     if alternatives_k < 1:
         raise ExportError(f"--alternatives {alternatives_k}: give at least 1")
+    if read_options not in READ_OPTIONS:
+        raise ExportError(f"read options {read_options!r}: give one of {', '.join(READ_OPTIONS)}")
     selection = select_decisions(paths, decision, per_kind, seed)
-    jobs, actions = _jobs(selection, alternatives_k)
+    jobs, actions = _jobs(selection, alternatives_k, read_options)
     result = PairExport(selection=selection, engine=engine, workers=workers or 1)
     started = time.perf_counter()
     try:

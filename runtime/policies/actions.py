@@ -13,11 +13,13 @@ are numbered from 1 as the prompt lists them.
 
 `parse_action(kind, format_action(kind, a), n) == a` for every valid action; anything else
 (other words, numbers out of range, a number twice, trailing text) parses to None.
+`read_one_more` lists the read options a deferral margin chooses among.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TypeAlias
 
 Action: TypeAlias = str | int | tuple[int, ...]
@@ -28,6 +30,8 @@ EVENT_TYPE = {"stop": "stop_decision", "angle": "angle_decision", "read": "read_
               "follow": "follow_decision"}
 INDEX_KINDS = ("angle", "follow")
 """Kinds whose action is one candidate index."""
+DEFERRAL_KINDS = (*INDEX_KINDS, "read")
+"""Kinds a deferral margin applies to: the model overrules the heuristic's option only by a margin."""
 KIND_OF_EVENT = {v: k for k, v in EVENT_TYPE.items()}
 
 _STOP = re.compile(r"\s*(STOP|CONTINUE)\s*", re.IGNORECASE)
@@ -81,3 +85,12 @@ def parse_action(kind: str, text: str, n_candidates: int) -> Action | None:
             return None
         return indices
     return None
+
+
+def read_one_more(chosen: Sequence[str], candidates: Sequence[str], reads_left: int) -> list[list[str]]:
+    """The options of a read decision under a deferral margin: the heuristic's reads first, then
+    the heuristic's reads plus one more unread hit each, while the reads left allow one more."""
+    options = [list(chosen)]
+    if len(chosen) < reads_left:
+        options += [[*chosen, doc_id] for doc_id in candidates if doc_id not in chosen]
+    return options

@@ -11,7 +11,8 @@ Whenever the model cannot decide (timeout, server error, refusal, an unparsable 
 reply) the heuristic policy decides instead, and the decision's reason starts with
 `llm fallback (CAUSE, model_call SEQ)`, so fallbacks can be counted per run
 (`llm_decision_counts`). A decision with a single valid action (no reads left, one
-candidate) is taken without a call.
+candidate) is taken without a call. Under a deferral margin (`&defer_margin=X`) the model
+only overrules the heuristic, by that margin: another angle or follow option, or one more read.
 
 The engine tells the policy about the run through `before_decision(recorder, subq, doc_id)`
 (see `citeloop.runtime.policies.DecisionObserver`): the recorder's events give the question,
@@ -28,11 +29,11 @@ from typing import TYPE_CHECKING, Any, Literal
 import openai
 
 from citeloop.runtime.config import ResearchConfig
-from citeloop.runtime.llm.client import ChatClient, Constraint, ModelEndpoint, OpenAIChatClient, Sampling
+from citeloop.runtime.llm.client import ChatClient, Constraint, ModelEndpoint, ModelReply, OpenAIChatClient, Sampling
 from citeloop.runtime.llm.prompts import RenderedPrompt
 from citeloop.runtime.llm.record import record_reply
 from citeloop.runtime.llm.recorded import RecordedChatClient
-from citeloop.runtime.policies.actions import INDEX_KINDS, Action, format_action, parse_action
+from citeloop.runtime.policies.actions import INDEX_KINDS, Action, format_action, parse_action, read_one_more
 from citeloop.runtime.policies.base import AngleCandidate, Choice
 from citeloop.runtime.policies.heuristic import HeuristicAngle, HeuristicFollow, HeuristicRead, HeuristicStop
 from citeloop.runtime.policies.prompts import TEMPLATES, RunContext, render_prompt
@@ -124,7 +125,9 @@ class LLMPolicy:
         self.defer_margin = defer_margin
         """With sequence scoring, for angle and follow: the model's likeliest option only when its
         logprob beats the heuristic's option by more than this, else the heuristic's (fitted on
-        training questions, `citeloop.training.choice_calibration`); None: the likeliest wins."""
+        training questions, `citeloop.training.choice_calibration`); None: the likeliest wins.
+        For read the options are the heuristic's reads and those plus one more hit each
+        (`read_one_more`), and keep stays the heuristic's."""
         self.prompt_version = prompt_version
         """Template version the prompts render with (None: the current one); a model trained on
         an older dataset is asked in its own version."""
@@ -194,10 +197,16 @@ class LLMPolicy:
         read = set(state.already_read)
         doc_ids = [h.doc_id for h in state.hits if h.doc_id not in read]  # the engine's options: unread hits
         event = self._pending(ReadDecision, subq=self._subq, state=state, candidates=doc_ids, choice=[])
+        if self.defer_margin is not None and self.choice_scoring == "sequence":
+            return self._read_one_more(event, doc_ids, limit, self.fallback_read.choose_reads(state, relevance, limit))
         return self._ask("read", event, len(doc_ids), limit, lambda action: [doc_ids[i] for i in action],
                          lambda: self.fallback_read.choose_reads(state, relevance, limit))
 
     def choose_keep(self, candidates: list[KeepCandidate], limit: int) -> Choice:
+        if self.defer_margin is not None and self.choice_scoring == "sequence":
+            teacher = self.fallback_read.choose_keep(candidates, limit)
+            return Choice(teacher.value, f"llm: the heuristic's keep ({teacher.reason}); under a deferral margin "
+                                         "the model is asked only what to read; no model call")
         if self._doc_id is None:
             raise PolicyContextError("a keep decision needs the document it is about: before_decision(..., doc_id=...)")
         event = self._pending(KeepDecision, subq=self._subq, doc_id=self._doc_id, candidates=candidates, choice=[])
@@ -212,17 +221,12 @@ class LLMPolicy:
     def _ask(self, kind: str, event: Event, n: int, limit: int | None, value_of: Callable[[Any], object],
              fallback: Callable[[], Choice]) -> Choice:
         """The model's action (as a choice value, by `value_of`) or, failing that, the fallback's choice."""
-        recorder, context = self._run()
         constraint = action_constraint(kind, n, limit, self.choice_scoring)
         if constraint is None:
             only: Action = 0 if kind in INDEX_KINDS else ()  # one candidate, or nothing may be read or kept
             return Choice(value_of(only), f"llm: {format_action(kind, only, n)} is the only valid action; "
                                           "no model call")
-        messages, template = render_prompt(event, context, self.prompt_version)
-        prompt = RenderedPrompt(id=template.id, version=template.version,
-                                messages=[ModelMessage(role=m["role"], content=m["content"]) for m in messages])  # type: ignore[arg-type]
-        reply = self.client.chat(prompt, constraint)
-        call = record_reply(recorder, prompt, reply, self.client.sampling, constraint, subq=event.subq)
+        reply, call = self._call(event, constraint)
         if not reply.ok:
             cause = reply.status
         else:
@@ -243,6 +247,36 @@ class LLMPolicy:
         chosen = fallback()
         return Choice(chosen.value, f"{FALLBACK_PREFIX} ({cause}, model_call {call.seq}): {chosen.reason}")
 
+
+    def _call(self, event: Event, constraint: Constraint) -> tuple[ModelReply, ModelCall]:
+        """Render `event`'s prompt, ask the model under `constraint`, record the call."""
+        recorder, context = self._run()
+        messages, template = render_prompt(event, context, self.prompt_version)
+        prompt = RenderedPrompt(id=template.id, version=template.version,
+                                messages=[ModelMessage(role=m["role"], content=m["content"]) for m in messages])  # type: ignore[arg-type]
+        reply = self.client.chat(prompt, constraint)
+        return reply, record_reply(recorder, prompt, reply, self.client.sampling, constraint, subq=event.subq)
+
+    def _read_one_more(self, event: Event, doc_ids: list[str], limit: int, teacher: Choice) -> Choice:
+        """Under a deferral margin: the heuristic's reads, plus the one more hit the model likes best
+        when that option's logprob beats the heuristic's reads alone by more than the margin."""
+        options = read_one_more(teacher.value, doc_ids, limit)  # type: ignore[arg-type]
+        if len(options) == 1:
+            return Choice(teacher.value, f"llm: the heuristic's reads ({teacher.reason}); no hit or read left for "
+                                         "one more; no model call")
+        texts = [format_action("read", tuple(doc_ids.index(d) for d in option), len(doc_ids)) for option in options]
+        reply, call = self._call(event, Constraint.choice(texts, "sequence"))
+        if not reply.ok or not reply.option_scores or any(t not in reply.option_scores for t in texts):
+            cause = reply.status if not reply.ok else "invalid"
+            return Choice(teacher.value, f"{FALLBACK_PREFIX} ({cause}, model_call {call.seq}): {teacher.reason}")
+        scores = [reply.option_scores[t] for t in texts]
+        best = max(range(len(texts)), key=lambda i: scores[i])  # ties: the lowest index, the heuristic's reads
+        margin = scores[best] - scores[0]
+        if best != 0 and margin > self.defer_margin:  # type: ignore[operator]
+            return Choice(options[best], f"llm: {texts[best]} (one more than the heuristic's {texts[0]}) by margin "
+                                         f"{margin:.3f} > {self.defer_margin:g} (model_call {call.seq})")
+        return Choice(teacher.value, f"{DEFERRED_PREFIX}{texts[0]} kept ({texts[best]} by margin {margin:.3f} "
+                                     f"<= {self.defer_margin:g}; model_call {call.seq}): {teacher.reason}")
 
     def _defer(self, kind: str, best: int, scores: dict[str, float], teacher: Choice, call_seq: int) -> Choice:
         """The model's best option if it beats the heuristic's by more than `defer_margin`, else the heuristic's."""
@@ -303,7 +337,8 @@ SCORING_OPTION = "?score=sequence"
 by whole-option likelihood (`citeloop.runtime.llm.sequence_scoring`) instead of the server's
 constrained decoding. `&stop_margin=X` (with it) stops only when STOP's logprob beats
 CONTINUE's by more than X; `&defer_margin=X` takes an angle or follow option other than the
-heuristic's only when its logprob beats the heuristic's option by more than X."""
+heuristic's only when its logprob beats the heuristic's option by more than X, and for read adds
+one more hit to the heuristic's reads only by that margin (keep then stays the heuristic's)."""
 
 
 @dataclass(frozen=True)

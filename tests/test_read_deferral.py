@@ -1,0 +1,142 @@
+"""Read under a deferral margin: the heuristic's reads, or those plus the one more hit a trained
+model is sure of (runtime/policies/actions.py `read_one_more`, runtime/policies/llm.py), the
+one-more-read alternatives a read decision is branched with (training/pairs.py), and the points
+its threshold is fitted on (training/choice_calibration.py `read_points`)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from citeloop.runtime.llm.fake import FakeChatClient, Scripted
+from citeloop.runtime.policies.actions import read_one_more
+from citeloop.runtime.policies.llm import SAMPLING, LLMPolicy, llm_decision_counts
+from citeloop.runtime.policies.prompts import TEMPLATES
+from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.training.choice_calibration import read_points
+from citeloop.training.outcomes import OutcomeSettings
+from citeloop.training.pairs import alternatives, roll_decisions
+from citeloop.training.sft import ExportError
+from citeloop.trajectories.runfile import read_run
+
+BRIDGE = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
+
+
+def test_one_more_read_is_offered_only_while_the_reads_left_allow_it() -> None:
+    assert read_one_more(["b"], ["a", "b", "c"], 3) == [["b"], ["b", "a"], ["b", "c"]]
+    assert read_one_more(["b", "a"], ["a", "b", "c"], 3) == [["b", "a"], ["b", "a", "c"]]
+    assert read_one_more(["b"], ["a", "b", "c"], 1) == [["b"]]  # no read left for one more
+    assert read_one_more([], ["a", "c"], 2) == [[], ["a"], ["c"]]
+    assert read_one_more(["a", "c"], ["a", "c"], 5) == [["a", "c"]]  # no hit left
+
+
+def _read_decisions(path: Path) -> list:
+    return [e for e in read_run(path).events if e.type == "read_decision"]  # type: ignore[union-attr]
+
+
+def test_a_read_decision_is_branched_with_one_more_read_after_the_singles(kit: ResearchKit, tmp_path: Path) -> None:
+    _, path = run_research(BRIDGE, kit, out_dir=tmp_path)
+    roomy = [e for e in _read_decisions(path) if e.choice and len(e.choice) < min(e.state.reads_left, len(e.candidates))]
+    assert roomy
+    e = roomy[0]
+    options = alternatives(e, 64)
+    singles = [c for c in e.candidates if [c] != list(e.choice)]
+    more = [",".join([*e.choice, c]) for c in e.candidates if c not in e.choice]
+    assert options == singles + [""] + more  # written out by hand, in candidate order
+    assert alternatives(e, 2) == singles[:2]  # a small K keeps what it branched before
+    assert alternatives(e, 64, "one_more") == more and alternatives(e, 1, "one_more") == more[:1]
+    with pytest.raises(ExportError, match="read options 'some'"):
+        roll_decisions([path], "read", 4, OutcomeSettings(), kit=kit, read_options="some")
+
+
+class _LastOptionLikeliest(FakeChatClient):
+    """Scores a choice's options 0, 1, 2, ... in order (the last likeliest) and names the last."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda _prompt, constraint: constraint.value[-1], sampling=SAMPLING)
+
+    def chat(self, prompt, constraint=None):  # type: ignore[no-untyped-def]
+        reply = super().chat(prompt, constraint)
+        scores = {option: float(i) for i, option in enumerate(constraint.value)}  # type: ignore[union-attr]
+        return reply.model_copy(update={"option_scores": scores})
+
+
+def _deferring(margin: float):  # type: ignore[no-untyped-def]
+    return lambda _kind, config, _seed: LLMPolicy(_LastOptionLikeliest(), config, choice_scoring="sequence",
+                                                  defer_margin=margin)
+
+
+never, sure = _deferring(math.inf), _deferring(0.5)
+failing = lambda _kind, config, _seed: LLMPolicy(  # noqa: E731
+    FakeChatClient(lambda _p, _c: Scripted(status="timeout"), sampling=SAMPLING), config,
+    choice_scoring="sequence", defer_margin=0.5)
+
+
+def _decisions(path: Path) -> list[tuple[str, list[str], str]]:
+    return [(e.type, list(e.choice), e.reason) for e in read_run(path).events  # type: ignore[attr-defined]
+            if e.type in ("read_decision", "keep_decision")]
+
+
+def test_the_read_policy_adds_one_more_hit_only_by_more_than_the_margin(kit: ResearchKit, tmp_path: Path) -> None:
+    _, base = run_research(BRIDGE, kit, out_dir=tmp_path / "h")
+    heuristic = _decisions(base)
+    runs = {}
+    for name in ("never", "sure", "failing"):
+        _, path = run_research(BRIDGE, kit, policy_spec=f"read={__name__}:{name}", out_dir=tmp_path / name)
+        runs[name] = path
+    # An infinite margin is the teacher: the same reads and keeps, the model asked where one
+    # more read was possible, and keep never asked.
+    assert [d[:2] for d in _decisions(runs["never"])] == [d[:2] for d in heuristic]
+    events = read_run(runs["never"]).events
+    calls = [e for e in events if e.type == "model_call"]
+    assert calls and all(e.prompt_id == TEMPLATES["read"].id for e in calls)  # type: ignore[attr-defined]
+    counts = llm_decision_counts(events)  # type: ignore[arg-type]
+    assert counts["deferred"] == counts["model"] == len(calls) and counts["fallback"] == 0
+    assert all(r.endswith("no model call") for t, _, r in _decisions(runs["never"]) if t == "keep_decision")
+    # Margin 0.5 with the last option likeliest (its score is its place, at least 1 above the
+    # heuristic's reads): the first read decision reads the heuristic's hits and then the last
+    # candidate it left unread.
+    first = _read_decisions(base)[0]
+    assert len(first.choice) < min(first.state.reads_left, len(first.candidates))
+    extra = [c for c in first.candidates if c not in first.choice][-1]
+    taken = _read_decisions(runs["sure"])[0]
+    assert list(taken.choice) == [*first.choice, extra]
+    assert "one more than the heuristic's READ" in taken.reason and "by margin" in taken.reason
+    # A model that times out leaves the heuristic's reads, recorded as a fallback.
+    failed = _read_decisions(runs["failing"])
+    assert [list(e.choice) for e in failed] == [list(e.choice) for e in _read_decisions(base)]
+    assert llm_decision_counts(read_run(runs["failing"]).events)["fallback_timeout"] == len(  # type: ignore[arg-type]
+        [e for e in read_run(runs["failing"]).events if e.type == "model_call"])
+
+
+def test_the_read_points_compare_the_heuristic_reads_with_the_models_one_more(kit: ResearchKit,
+                                                                              tmp_path: Path) -> None:
+    from citeloop.eval.loop import gold_of
+    from citeloop.eval.datasets import load_eval_set
+
+    hotpot = load_eval_set("hotpotqa")
+    question = hotpot.questions[0].question
+    _, heuristic = run_research(question, kit, out_dir=tmp_path / "h")
+    _, explorer = run_research(question, kit, policy_spec="explore", seed=1, out_dir=tmp_path / "x")
+    settings = OutcomeSettings(gold=gold_of([hotpot]))
+    rolled = roll_decisions([heuristic, explorer], "read", 64, settings, kit=kit)
+    asked: list[list[str]] = []
+
+    def last_likeliest(_messages: list[dict[str, str]], texts: list[str]) -> dict[str, float]:
+        asked.append(texts)
+        return {t: float(i) for i, t in enumerate(texts)}
+
+    points = read_points(rolled, last_likeliest)
+    reads = _read_decisions(heuristic)
+    assert len(points) == len(reads) and {p.path for p in points} == {str(heuristic)}  # explorers' reads left out
+    for point, event in zip(sorted(points, key=lambda p: p.seq), reads):
+        options = read_one_more(list(event.choice), list(event.candidates), event.state.reads_left)
+        assert point.kept == rolled.outcomes[(str(heuristic), event.seq, ",".join(event.choice))]
+        if len(options) == 1:
+            assert point.overruled is None and point.best == 0
+        else:
+            assert point.best == len(options) - 1 and point.margin == pytest.approx(len(options) - 1)
+            assert point.overruled == rolled.outcomes[(str(heuristic), event.seq, ",".join(options[-1]))]
+    assert len(asked) == sum(p.best != 0 for p in points)
