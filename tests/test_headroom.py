@@ -103,3 +103,18 @@ def test_headroom_command_json_and_its_errors(two_films, tmp_path: Path, capsys:
     # The gold file has no entry for this question: nothing can be measured.
     assert main(["headroom", str(run.path), "--gold", str(gold), "--engine", "serial", "--json"]) == 2
     assert main(["headroom", str(run.path), "--gold", str(gold), "--margin", "-1"]) == 2
+
+
+def test_a_winning_read_is_told_apart_by_what_it_did() -> None:
+    from citeloop.training.headroom import DecisionHeadroom, kind_summary
+
+    def o(score: float) -> Outcome:
+        return Outcome(score=score, basis="gold_recall", verified=True, gold_recall=score, searches=2, run_id="r",
+                       filters_score=0.0, reads=3)
+
+    def read(best: str) -> DecisionHeadroom:
+        outcomes = {"d1,d2": o(0.5), "d3": o(0.5), "": o(0.5), "d1,d2,d4": o(0.5), best: o(0.9)}
+        return DecisionHeadroom("p", 3, "read", (), outcomes["d1,d2"], outcomes, 0.05, "d1,d2")
+
+    rows = [read("d1,d2,d4"), read("d3"), read(""), read("d2,d1,d4")]  # the last reorders: not one more
+    assert kind_summary(rows)["winning_actions"] == {"one more read": 1, "other option": 2, "no read": 1}

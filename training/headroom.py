@@ -53,6 +53,8 @@ class DecisionHeadroom:
     outcomes: dict[str, Outcome]
     """Action string -> outcome, the recorded action included."""
     margin: float
+    recorded_action: str = ""
+    """The recorded action as a `branch_run` action string."""
 
     @property
     def best(self) -> tuple[str, Outcome]:
@@ -150,9 +152,16 @@ def kind_summary(rows: list[DecisionHeadroom]) -> dict[str, Any]:
 
 
 def _action_kind(d: DecisionHeadroom) -> str:
-    """What the winning alternative did, coarsely: `stop`/`continue`, or `other option`."""
+    """What the winning alternative did, coarsely: `stop`/`continue`, `no read`, `one more read`
+    (a read's recorded hits plus one), or `other option`."""
     action = d.best[0]
-    return action if d.kind == "stop" else ("no read" if action == "" else "other option")
+    if d.kind == "stop":
+        return action
+    if action == "":
+        return "no read"
+    if d.kind == "read" and action.split(",")[:-1] == [i for i in d.recorded_action.split(",") if i]:
+        return "one more read"
+    return "other option"
 
 
 def measure_headroom(paths: Iterable[Path], gold: GoldSet, decision: str = "all", per_kind: int | None = None,
@@ -191,5 +200,5 @@ def measure_headroom(paths: Iterable[Path], gold: GoldSet, decision: str = "all"
         recorded_action, others = rolled.actions[key]
         outcomes = {a: rolled.outcomes[(ref.path, ref.seq, a)] for a in (recorded_action, *others)}
         result.decisions.append(DecisionHeadroom(ref.path, ref.seq, ref.kind, ref.tags, outcomes[recorded_action],
-                                                 outcomes, settings.margin(ref.kind)))
+                                                 outcomes, settings.margin(ref.kind), recorded_action))
     return result
