@@ -441,14 +441,14 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[
 
 def _oracle(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],
             evaluation: dict[str, Any]) -> dict[str, Any]:
-    """The headroom oracles of the trained kinds (stop, follow) on the heuristic's evaluation runs,
-    and the oracle as a point of the recall-vs-searches chart (stop: the heuristic's recall at
-    the oracle's searches)."""
+    """The headroom oracles of the trained kinds (stop, follow, read) on the heuristic's evaluation
+    runs, and the oracle as a point of the recall-vs-searches chart (stop: the heuristic's recall
+    at the oracle's searches). Read is branched with `pairs.read_options`, the options its policy has."""
     from citeloop.training.headroom import measure_headroom
 
-    kinds = [k for k in config.eval.trained_kinds if k in ("stop", "follow")]
+    kinds = [k for k in config.eval.trained_kinds if k in ("stop", "follow", "read")]
     if not kinds or "heuristic" not in config.eval.baselines:
-        return {"skipped": "the oracle needs the heuristic baseline and a stop or follow kind"}
+        return {"skipped": "the oracle needs the heuristic baseline and a stop, follow or read kind"}
     per_set: dict[str, Any] = {}
     searches = recall = questions = 0.0
     for s in eval_sets:
@@ -458,9 +458,11 @@ def _oracle(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[Eva
         set_kit = kit_for(s, kit)
         corpus = None if set_kit.corpus.source == "embedded" else set_kit.corpus.source
         result = measure_headroom(paths, gold_of([s]), ",".join(kinds), None, kit=set_kit, corpus=corpus,
-                                  settings=OutcomeSettings(), engine="process")
+                                  settings=OutcomeSettings(), engine="process", read_options=config.pairs.read_options)
         stop, follow = result.stop_oracle(), result.follow_oracle()
         per_set[s.name] = {"stop": stop, "follow": follow, "kinds": result.by_kind()}
+        if "read" in kinds:
+            per_set[s.name]["read"] = result.all_gold_oracle("read")
         heuristic = evaluation[s.name]["policies"]["heuristic"]
         n = heuristic["questions"]
         questions += n

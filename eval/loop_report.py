@@ -140,7 +140,7 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
                   f"teacher score {c['teacher']['score']} (searches {c['teacher']['searches']}), the likelier "
                   f"option {c['likelier_option']['score']} ({c['likelier_option']['searches']}), the threshold "
                   f"{c['fitted']['score']} ({c['fitted']['searches']})."]
-    for kind in ("angle", "follow"):
+    for kind in ("angle", "follow", "read"):
         if calibrated.get(kind):
             c = calibrated[kind]
             lines += ["", f"{kind.capitalize()} deferral threshold fitted on {c['decisions']} branched {kind} decisions "

@@ -118,3 +118,24 @@ def test_a_winning_read_is_told_apart_by_what_it_did() -> None:
 
     rows = [read("d1,d2,d4"), read("d3"), read(""), read("d2,d1,d4")]  # the last reorders: not one more
     assert kind_summary(rows)["winning_actions"] == {"one more read": 1, "other option": 2, "no read": 1}
+
+
+def test_the_all_gold_oracle_counts_each_rescued_run_once_for_its_kind() -> None:
+    from citeloop.training.headroom import DecisionHeadroom, Headroom
+
+    def o(recall: float) -> Outcome:
+        return Outcome(score=recall, basis="gold_recall", verified=True, gold_recall=recall, searches=2, run_id="r",
+                       filters_score=0.0, reads=3)
+
+    def d(path: str, seq: int, kind: str, recalls: list[float]) -> DecisionHeadroom:
+        outcomes = {str(i): o(r) for i, r in enumerate(recalls)}
+        return DecisionHeadroom(path, seq, kind, (), outcomes["0"], outcomes, 0.05, "0")
+
+    result = Headroom(decisions=[d("a", 1, "read", [0.5, 1.0]), d("a", 2, "read", [0.5, 1.0]),
+                                 d("b", 1, "read", [0.5, 0.5]), d("c", 1, "follow", [0.5, 1.0]),
+                                 d("e", 1, "read", [1.0, 1.0])],
+                      recorded_recall={"a": 0.5, "b": 0.5, "c": 0.5, "e": 1.0})
+    # Runs a (two rescuing reads) counts once; b has no rescuing option; c's is a follow.
+    assert result.all_gold_oracle("read") == {"runs": 4, "all_gold_recorded": 0.25, "all_gold_oracle": 0.5,
+                                              "gain_points": 25.0}
+    assert result.follow_oracle()["gain_points"] == 25.0

@@ -107,10 +107,15 @@ class Headroom:
 
     def follow_oracle(self) -> dict[str, Any]:
         """Runs whose every gold page is read: as recorded, and with the best follow option."""
+        return self.all_gold_oracle("follow")
+
+    def all_gold_oracle(self, kind: str) -> dict[str, Any]:
+        """Runs whose every gold page is read: as recorded, and with the best option of one
+        branched `kind` decision (a run counts once)."""
         recorded = sum(1 for r in self.recorded_recall.values() if r == 1.0)
         rescued = set()
         for d in self.decisions:
-            if d.kind == "follow" and self.recorded_recall.get(d.path) != 1.0 \
+            if d.kind == kind and self.recorded_recall.get(d.path) != 1.0 \
                     and any(o.gold_recall == 1.0 for o in d.outcomes.values()):
                 rescued.add(d.path)
         runs = len(self.recorded_recall)
@@ -167,7 +172,8 @@ def _action_kind(d: DecisionHeadroom) -> str:
 def measure_headroom(paths: Iterable[Path], gold: GoldSet, decision: str = "all", per_kind: int | None = None,
                      kit: ResearchKit | None = None, corpus: str | Path | None = None,
                      settings: OutcomeSettings | None = None, engine: str = "serial", workers: int | None = None,
-                     seed: int = 0, on_run: Callable[[Any], Any] | None = None) -> Headroom:
+                     seed: int = 0, on_run: Callable[[Any], Any] | None = None,
+                     read_options: str = "all") -> Headroom:
     """Branch every alternative of the sampled decisions of the runs at `paths` (see module docstring)."""
     if gold is None or not len(gold):
         raise ExportError("headroom needs gold evidence (--gold FILE from `citeloop gold`): the outcome of a "
@@ -188,7 +194,8 @@ def measure_headroom(paths: Iterable[Path], gold: GoldSet, decision: str = "all"
                           f"{gold.source or 'the gold file'}: write it for their data set with `citeloop gold`")
     started = time.perf_counter()
     rolled: PairExport = roll_decisions(paths, decision, ALL_ALTERNATIVES, settings, kit=kit, per_kind=per_kind,
-                                        engine=engine, workers=workers, seed=seed, on_run=on_run)
+                                        engine=engine, workers=workers, seed=seed, on_run=on_run,
+                                        read_options=read_options)
     result = Headroom(rollouts=rolled.rollouts, rollout_seconds=time.perf_counter() - started,
                       runs=len(rolled.selection.runs), rolled=rolled, settings=settings, searches=searches,
                       recorded_recall=recorded)
