@@ -20,6 +20,7 @@ from citeloop.training.outcomes import OutcomeSettings
 from citeloop.training.pairs import alternatives, roll_decisions
 from citeloop.training.sft import ExportError
 from citeloop.trajectories.runfile import read_run
+from test_choice_calibration import _LastOptionLikeliest
 
 BRIDGE = "Who directed the film that was shot in or around Leland, North Carolina in 1986?"
 
@@ -49,18 +50,6 @@ def test_a_read_decision_is_branched_with_one_more_read_after_the_singles(kit: R
     assert alternatives(e, 64, "one_more") == more and alternatives(e, 1, "one_more") == more[:1]
     with pytest.raises(ExportError, match="read options 'some'"):
         roll_decisions([path], "read", 4, OutcomeSettings(), kit=kit, read_options="some")
-
-
-class _LastOptionLikeliest(FakeChatClient):
-    """Scores a choice's options 0, 1, 2, ... in order (the last likeliest) and names the last."""
-
-    def __init__(self) -> None:
-        super().__init__(lambda _prompt, constraint: constraint.value[-1], sampling=SAMPLING)
-
-    def chat(self, prompt, constraint=None):  # type: ignore[no-untyped-def]
-        reply = super().chat(prompt, constraint)
-        scores = {option: float(i) for i, option in enumerate(constraint.value)}  # type: ignore[union-attr]
-        return reply.model_copy(update={"option_scores": scores})
 
 
 def _deferring(margin: float):  # type: ignore[no-untyped-def]
