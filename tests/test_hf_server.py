@@ -15,9 +15,11 @@ MESSAGES = [{"role": "system", "content": "Answer with STOP or CONTINUE."},
             {"role": "user", "content": "Coverage 0.40 (target 0.85). Stop now?"}]
 
 
-def _scored_by_hand(model_dir: Path, messages: list[dict[str, str]], choice: str) -> tuple[list[int], list[float], int]:
-    """(tokens of `choice`, their log-probabilities after the chat prompt, prompt length), computed
-    without the server: plain transformers, one forward pass per prefix of the choice."""
+def _scored_by_hand(model_dir: Path, messages: list[dict[str, str]], choice: str,
+                    closed: bool = True) -> tuple[list[int], list[float], int]:
+    """(tokens of `choice`, and when `closed` of the end of the turn the chat template adds after
+    it; their log-probabilities after the chat prompt; prompt length), computed without the
+    server: plain transformers, one forward pass per prefix."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -26,6 +28,12 @@ def _scored_by_hand(model_dir: Path, messages: list[dict[str, str]], choice: str
     prompt = list(tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
                                                 return_dict=True)["input_ids"])
     tokens = tokenizer(choice, add_special_tokens=False)["input_ids"]
+    if closed:
+        whole = list(tokenizer.apply_chat_template([*messages, {"role": "assistant", "content": choice}],
+                                                   tokenize=True, return_dict=True)["input_ids"])
+        assert whole[:len(prompt)] == prompt and whole[len(prompt):len(prompt) + len(tokens)] == tokens
+        tokens = whole[len(prompt):]
+        assert tokenizer.eos_token_id in tokens[len(tokenizer(choice, add_special_tokens=False)["input_ids"]):]
     logprobs = []
     with torch.no_grad():
         for i, token in enumerate(tokens):
@@ -67,7 +75,7 @@ def test_free_generation_and_bad_requests(tiny_model: Path) -> None:
         with pytest.raises(openai.BadRequestError, match="non-empty list"):
             client.chat.completions.create(model="m", messages=[], max_tokens=3)
         prefill = {"prompt_logprobs": 0, "continue_final_message": True, "add_generation_prompt": False}
-        with pytest.raises(openai.BadRequestError, match="last message to be the assistant's"):
+        with pytest.raises(openai.BadRequestError, match="needs the last message to be the assistant's"):
             client.chat.completions.create(model="m", messages=MESSAGES, max_tokens=1, extra_body=prefill)
         with pytest.raises(openai.BadRequestError, match="cannot be combined with add_generation_prompt"):
             client.chat.completions.create(model="m", messages=[*MESSAGES, {"role": "assistant", "content": "STOP"}],
@@ -78,7 +86,7 @@ def test_a_prefill_request_returns_the_prompt_logprobs_as_vllm_does(tiny_model: 
     """Every prompt token after the first with its logprob, equal to plain transformers' numbers."""
     import json as _json
 
-    tokens, logprobs, _ = _scored_by_hand(tiny_model, MESSAGES, "STOP")
+    tokens, logprobs, _ = _scored_by_hand(tiny_model, MESSAGES, "STOP", closed=False)
     with served_hf(tiny_model) as server:
         client = openai.OpenAI(base_url=server.endpoint, api_key="none", max_retries=0)
         raw = client.chat.completions.with_raw_response.create(

@@ -129,3 +129,18 @@ def test_the_read_points_compare_the_heuristic_reads_with_the_models_one_more(ki
             assert point.best == len(options) - 1 and point.margin == pytest.approx(len(options) - 1)
             assert point.overruled == rolled.outcomes[(str(heuristic), event.seq, ",".join(options[-1]))]
     assert len(asked) == sum(p.best != 0 for p in points)
+
+
+def test_the_read_threshold_fit_against_a_served_model(kit: ResearchKit, tiny_model: Path, tmp_path: Path) -> None:
+    """calibrate_choice for read on the transformers server: every heuristic read decision is a
+    point, the model's one-more options are scored as whole replies, and the fit is no worse
+    than the teacher on the training decisions."""
+    from citeloop.eval.loop_calibration import calibrate_choice
+    from citeloop.training.hf_server import served_hf
+
+    _, path = run_research(BRIDGE, kit, out_dir=tmp_path)
+    with served_hf(tiny_model) as server:
+        fitted = calibrate_choice("read", [path], OutcomeSettings(), kit, "serial", server.endpoint, 16, "one_more")
+    assert fitted["kind"] == "read" and fitted["decisions"] == len(_read_decisions(path)) and fitted["runs"] == 1
+    assert fitted["fitted"]["score"] == max(c["score"] for c in fitted["candidates"]) >= fitted["teacher"]["score"]
+    assert fitted["teacher"]["changed"] == 0 and 0 <= fitted["model_differs"] <= fitted["decisions"]

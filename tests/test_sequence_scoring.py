@@ -57,10 +57,20 @@ def test_the_whole_sequence_decides_not_the_first_token() -> None:
         best_choice({"STOP": stop})
 
 
+def test_an_option_that_begins_another_is_scored_as_a_whole_reply() -> None:
+    """With the end of the turn scored (token 99, then the template's newline 98), "read these
+    and stop" can lose to "read these and one more"; scored open, the shorter always won."""
+    prompt = [(1, -0.2), (2, -0.3), (80, -0.1), (81, -0.2)]  # ... "READ 1": shared up to here
+    two = best_choice({"READ 1": _seq(*prompt, (99, -3.0), (98, -0.01)),
+                       "READ 1,2": _seq(*prompt, (82, -0.5), (83, -0.3), (99, -0.1), (98, -0.01))})
+    assert two.best == "READ 1,2" and two.scores == {"READ 1": pytest.approx(-3.01), "READ 1,2": pytest.approx(-0.91)}
+
+
 def test_the_scoring_request_prefills_the_reply() -> None:
     body = request_body("m", [{"role": "user", "content": "q"}], "STOP")
     assert body["messages"][-1] == {"role": "assistant", "content": "STOP"}
-    assert body["extra_body"]["continue_final_message"] is True and body["extra_body"]["add_generation_prompt"] is False
+    # The reply is closed as the chat template closes a turn, so the end of the turn is scored too.
+    assert body["extra_body"]["continue_final_message"] is False and body["extra_body"]["add_generation_prompt"] is False
     assert body["extra_body"]["prompt_logprobs"] == 0 and body["max_tokens"] == 1
 
 
@@ -151,8 +161,12 @@ def _train_first_token_trap(model_dir: Path, out: Path, messages: list[dict[str,
     lm = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)
     prompt = list(tok.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
                                           return_dict=True)["input_ids"])
-    rows = [prompt + tok.encode(reply, add_special_tokens=False) + [tok.eos_token_id]
+    # Each reply as the chat template closes a turn (its end-of-turn token and what follows it),
+    # as a chat model has seen them.
+    rows = [list(tok.apply_chat_template([*messages, {"role": "assistant", "content": reply}], tokenize=True,
+                                         return_dict=True)["input_ids"])
             for reply in ["SOON"] * 6 + ["CONTINUE"] * 3 + ["STOP"]]
+    assert all(r[:len(prompt)] == prompt for r in rows)
     width = max(len(r) for r in rows)
     ids = torch.tensor([r + [tok.eos_token_id] * (width - len(r)) for r in rows])
     labels = ids.clone()

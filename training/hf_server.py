@@ -11,8 +11,11 @@ the subset `LLMPolicy` uses:
   enforced while decoding (the reply says so in `citeloop_note`), and the client re-checks
   every reply against its constraint anyway, so a miss is recorded and falls back;
 - `logprobs`: per-token log-probabilities of the reply;
-- vLLM's prefill scoring request (`continue_final_message: true`, `add_generation_prompt:
-  false`, `prompt_logprobs`): the logprob of every prompt token after the first, with
+- a choice's score includes the end of the assistant's turn (the tokens the chat template
+  closes it with), so a choice that is the beginning of another is scored as a whole reply;
+- vLLM's prefill scoring request (`prompt_logprobs`, `add_generation_prompt: false`, the last
+  message the assistant's, left open with `continue_final_message: true` or closed as the
+  template closes a turn): the logprob of every prompt token after the first, with
   `prompt_token_ids`, as vLLM returns them; whole-option scoring
   (`citeloop.runtime.llm.sequence_scoring`) works the same against this server and vLLM.
 
@@ -57,31 +60,27 @@ class ChatModel:
         ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
         return list(ids["input_ids"] if isinstance(ids, dict) or hasattr(ids, "keys") else ids)
 
-    def _continuation_logprobs(self, prompt: list[int], continuation: list[int]) -> list[float]:
-        torch = self.torch
-        with torch.no_grad():
-            logits = self.model(torch.tensor([prompt + continuation])).logits[0]
-        logp = torch.log_softmax(logits[len(prompt) - 1:-1].float(), dim=-1)
-        return [float(logp[i, t]) for i, t in enumerate(continuation)]
-
     def choose(self, messages: list[dict[str, str]], choices: list[str]) -> tuple[str, list[tuple[str, float]], int]:
-        """The choice with the highest total log-probability; its token logprobs; prompt tokens."""
+        """The choice with the highest total log-probability as a whole reply (the end of the
+        turn included); its token logprobs; prompt tokens."""
         prompt = self.prompt_ids(messages)
         best: tuple[float, str, list[tuple[str, float]]] | None = None
         for choice in choices:
-            ids = self.tokenizer.encode(choice, add_special_tokens=False)
-            lps = self._continuation_logprobs(prompt, ids)
+            ids, lps = self.prefill_logprobs([*messages, {"role": "assistant", "content": choice}], closed=True)
+            if ids[:len(prompt)] != prompt:
+                raise ValueError("the chat template renders a reply's start unlike its generation prompt")
+            tokens, lps = ids[len(prompt):], lps[len(prompt) - 1:]
             total = sum(lps)
             if best is None or total > best[0]:
-                best = (total, choice, [(self.tokenizer.decode([t]), lp) for t, lp in zip(ids, lps)])
+                best = (total, choice, [(self.tokenizer.decode([t]), lp) for t, lp in zip(tokens, lps)])
         assert best is not None
         return best[1], best[2], len(prompt)
 
-    def prefill_logprobs(self, messages: list[dict[str, str]]) -> tuple[list[int], list[float]]:
-        """The chat-templated prompt with its last (assistant) message left open, as token ids,
-        and the logprob of each token after the first."""
+    def prefill_logprobs(self, messages: list[dict[str, str]], closed: bool = False) -> tuple[list[int], list[float]]:
+        """The chat-templated prompt with its last (assistant) message left open (or `closed` as the
+        template closes a turn), as token ids, and the logprob of each token after the first."""
         torch = self.torch
-        rendered = self.tokenizer.apply_chat_template(messages, continue_final_message=True,
+        rendered = self.tokenizer.apply_chat_template(messages, continue_final_message=not closed,
                                                       add_generation_prompt=False, tokenize=True)
         ids = list(rendered["input_ids"] if hasattr(rendered, "keys") else rendered)
         with torch.no_grad():
@@ -112,7 +111,7 @@ def completion_body(model: ChatModel, body: dict[str, Any]) -> dict[str, Any]:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ValueError("'messages' must be a non-empty list")
-    if body.get("continue_final_message") and body.get("prompt_logprobs") is not None:
+    if body.get("prompt_logprobs") is not None:
         return _prefill_body(model, body, messages)
     structured = body.get("structured_outputs") or {}
     note = None
@@ -141,10 +140,10 @@ def _prefill_body(model: ChatModel, body: dict[str, Any], messages: list[dict[st
     """vLLM's answer to a prefill scoring request: prompt logprobs (position 0: None) and ids;
     no completion is generated (`finish_reason: length`, as with max_tokens reached)."""
     if body.get("add_generation_prompt", True):
-        raise ValueError("continue_final_message cannot be combined with add_generation_prompt")
+        raise ValueError("a prompt_logprobs (scoring) request cannot be combined with add_generation_prompt")
     if not messages or messages[-1].get("role") != "assistant":
-        raise ValueError("continue_final_message needs the last message to be the assistant's")
-    ids, lps = model.prefill_logprobs(messages)
+        raise ValueError("a prompt_logprobs (scoring) request needs the last message to be the assistant's")
+    ids, lps = model.prefill_logprobs(messages, closed=not body.get("continue_final_message"))
     positions: list[Any] = [None] + [{str(t): {"logprob": lp, "rank": None, "decoded_token": model.tokenizer.decode([t])}}
                                      for t, lp in zip(ids[1:], lps)]
     return {"id": f"chatcmpl-{time.time_ns()}", "object": "chat.completion", "created": int(time.time()),

@@ -7,12 +7,14 @@ of the options, so a model whose whole-sequence preference is `CONTINUE` can sti
 
 How, on any server speaking vLLM's chat-completions extensions (vLLM's OpenAI server; the
 transformers server, `training/hf_server.py`, speaks the same): one request per option whose
-last message is the assistant's reply prefilled with the option (`continue_final_message`,
-`add_generation_prompt: false`), asking for `prompt_logprobs: 0` (the logprob of each prompt
-token) and `max_tokens: 1`. The prompts of all options agree up to where the options
-differ; an option's score is the sum of the logprobs of its tokens from there on (tokens
-every option shares score the same in every option, so leaving them out changes no
-choice). vLLM returns, per prompt position, a map token id -> {logprob, ...} (None for the
+last message is the assistant's reply, the option, closed as the chat template closes a turn
+(`continue_final_message: false`, `add_generation_prompt: false`), asking for
+`prompt_logprobs: 0` (the logprob of each prompt token) and `max_tokens: 1`. The prompts of
+all options agree up to where the options differ; an option's score is the sum of the logprobs
+of its tokens from there on, the end of the turn included (tokens every option shares score
+the same in every option, so leaving them out changes no choice). The end of the turn is what
+makes an option that is the beginning of another a whole reply: `READ 1,2` is scored as "read
+these two and stop", so `READ 1,2,5` can beat it; scored open, the shorter would always win. vLLM returns, per prompt position, a map token id -> {logprob, ...} (None for the
 first); with `prompt_logprobs: 0` the map holds the prompt's own token, and
 `return_token_ids` names it when the map holds more.
 
@@ -45,10 +47,10 @@ class ScoredChoice:
 
 
 def request_body(model: str, messages: list[dict[str, str]], prefill: str) -> dict[str, Any]:
-    """The keyword arguments of one scoring request (the prompt with `prefill` as the reply)."""
+    """The keyword arguments of one scoring request (the prompt with `prefill` as the whole, closed reply)."""
     return {"model": model, "messages": [*messages, {"role": "assistant", "content": prefill}],
             "max_tokens": 1, "temperature": 0.0,
-            "extra_body": {"prompt_logprobs": 0, "continue_final_message": True, "add_generation_prompt": False,
+            "extra_body": {"prompt_logprobs": 0, "continue_final_message": False, "add_generation_prompt": False,
                            "return_token_ids": True}}
 
 
