@@ -238,7 +238,7 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
     clock.lap("split")
     kit = ResearchKit.load()
     if reuse_model:
-        trained, summary, counts = _reused(out)
+        trained, summary, counts = _reused(config, out)
     else:
         trained, summary, counts = _train_stages(config, out, kit, train_sets, clock, log)
     evaluation, captured, calibration = _evaluate(config, out, kit, train_sets, eval_sets, clock)
@@ -249,15 +249,19 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
                         {"train": n_train, "eval": n_eval, **counts}, oracle, calibration)
 
 
-def _reused(out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
+def _reused(config: LoopConfig, out: Path) -> tuple[Any, dict[str, Any], dict[str, int]]:
     from citeloop.training.trainers import read_summary
 
     if not (out / "model" / "summary.json").is_file() or not (out / "pairs" / "export.json").is_file():
         raise LoopError(f"--reuse-model: {out} holds no trained model and pairs from an earlier loop run")
     summary = json.loads((out / "pairs" / "export.json").read_text(encoding="utf-8"))
     earlier = out / "report.json"
-    counts = json.loads(earlier.read_text(encoding="utf-8"))["questions"] if earlier.is_file() else {}
-    return read_summary(out / "model"), summary, {"runs": counts.get("runs", 0), "kept": counts.get("kept", 0)}
+    if earlier.is_file():
+        counts = json.loads(earlier.read_text(encoding="utf-8"))["questions"]
+        return read_summary(out / "model"), summary, {"runs": counts.get("runs", 0), "kept": counts.get("kept", 0)}
+    # The earlier run stopped before its report (e.g. after training): count its runs again.
+    paths = sorted((out / "runs").rglob("*.jsonl"))
+    return read_summary(out / "model"), summary, {"runs": len(paths), "kept": len(_kept(config, paths))}
 
 
 def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], clock: _Clock,

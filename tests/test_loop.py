@@ -67,6 +67,10 @@ def test_the_tiny_loop_trains_serves_and_reports(tmp_path: Path, tiny_model: Pat
     assert "| trained |" in (out / "report.md").read_text()
     assert {"split", "research", "pairs", "train", "serve", "eval"} <= set(report["timings_s"])
     assert any("evaluation questions" in line for line in lines)
+    # A run stopped after training (no report yet) evaluated again: its runs are counted anew.
+    (out / "report.json").unlink()
+    again = run_loop(config, log=lines.append, reuse_model=True)
+    assert again["questions"] == report["questions"] and again["questions"]["runs"] > 0
 
 
 def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_model: Path,
