@@ -144,3 +144,23 @@ def test_the_read_threshold_fit_against_a_served_model(kit: ResearchKit, tiny_mo
     assert fitted["kind"] == "read" and fitted["decisions"] == len(_read_decisions(path)) and fitted["runs"] == 1
     assert fitted["fitted"]["score"] == max(c["score"] for c in fitted["candidates"]) >= fitted["teacher"]["score"]
     assert fitted["teacher"]["changed"] == 0 and 0 <= fitted["model_differs"] <= fitted["decisions"]
+
+
+def test_the_read_options_benchmark_branches_each_family(kit: ResearchKit, tmp_path: Path) -> None:
+    import json
+
+    from citeloop.eval.bench_read_options import FAMILIES, families, main
+
+    _, path = run_research(BRIDGE, kit, out_dir=tmp_path)
+    e = next(e for e in _read_decisions(path) if len(e.choice) >= 2 and len(e.choice) < e.state.reads_left)
+    options = families(e)
+    unchosen = [c for c in e.candidates if c not in e.choice]
+    assert options["one more"] == [",".join([*e.choice, c]) for c in unchosen]
+    assert options["single new"] == unchosen and options["single chosen"] == list(e.choice)
+    assert options["none"] == [""] and options["swap last"] == [",".join([*e.choice[:-1], c]) for c in unchosen]
+    out = tmp_path / "read-options.json"
+    assert main(["--sets", "hotpotqa", "--limit", "2", "--workers", "1", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())["hotpotqa"]
+    assert report["questions"] == 2 and report["read_decisions"] >= 2 and set(report["families"]) == set(FAMILIES)
+    for counts in report["families"].values():
+        assert counts.get("wins", 0) + counts.get("losses", 0) <= counts.get("offered", 0) <= report["read_decisions"]
