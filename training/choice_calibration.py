@@ -108,7 +108,6 @@ def choice_points(rolled: PairExport, kind: str,
     return points
 
 
-
 def read_points(rolled: PairExport,
                 scores_of: Callable[[list[dict[str, str]], list[str]], dict[str, float]]) -> list[ChoicePoint]:
     """Every branched read decision the heuristic took in `rolled` whose reads and whose model

@@ -247,7 +247,6 @@ class LLMPolicy:
         chosen = fallback()
         return Choice(chosen.value, f"{FALLBACK_PREFIX} ({cause}, model_call {call.seq}): {chosen.reason}")
 
-
     def _call(self, event: Event, constraint: Constraint) -> tuple[ModelReply, ModelCall]:
         """Render `event`'s prompt, ask the model under `constraint`, record the call."""
         recorder, context = self._run()
