@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from citeloop.eval.bench_headroom import research
-from citeloop.eval.bench_runtime import kit_for
+from citeloop.eval.bench_runtime import SETS, kit_for
 from citeloop.eval.datasets import BUILTIN_DATA_DIR, load_eval_set
 from citeloop.eval.loop import gold_of
 from citeloop.runtime.policies.actions import read_one_more
@@ -68,7 +68,7 @@ def measure(name: str, base: ResearchKit, workers: int, limit: int | None) -> di
         paths = research(eval_set, kit, Path(tmp))
         jobs, offered = [], {}
         for path in paths:
-            decisions = []
+            decisions, offered[str(path)] = [], {}
             for event in read_run(path).events:
                 if event.type != "read_decision":
                     continue
@@ -76,15 +76,15 @@ def measure(name: str, base: ResearchKit, workers: int, limit: int | None) -> di
                 recorded = ",".join(event.choice)  # type: ignore[attr-defined]
                 actions = tuple(dict.fromkeys([recorded, *(a for acts in options.values() for a in acts)]))
                 decisions.append((event.seq, actions))
-                offered[(str(path), event.seq)] = (recorded, options)
+                offered[str(path)][event.seq] = (recorded, options)
             if decisions:
                 jobs.append(RollJob(str(path), tuple(decisions)))
         results = roll_jobs(jobs, settings, engine="process", workers=workers, kit=kit)
     counts: dict[str, Counter] = {f: Counter() for f in FAMILIES}
     branched = 0
     for result in results:
-        for (path, seq), (recorded, options) in offered.items():
-            if path != result.path or seq in result.errors:
+        for seq, (recorded, options) in offered[result.path].items():
+            if seq in result.errors:
                 continue
             branched += 1
             base_outcome = result.outcomes[(seq, recorded)]
@@ -110,8 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench-out/read-options.json"))
     args = parser.parse_args(argv)
+    names = args.sets.split(",")
+    unknown = [n for n in names if n not in SETS]
+    if unknown:
+        print(f"error: unknown set {', '.join(map(repr, unknown))} in --sets; valid: {', '.join(SETS)}",
+              file=sys.stderr)
+        return 2
     base = ResearchKit.load()
-    report = {name: measure(name, base, args.workers, args.limit) for name in args.sets.split(",")}
+    report = {name: measure(name, base, args.workers, args.limit) for name in names}
     print(f"| set | family | offered | wins | losses | all gold rescued |  (of the heuristic's read decisions; margin {MARGIN})")
     print("|---|---|---:|---:|---:|---:|")
     for name, r in report.items():

@@ -159,6 +159,7 @@ def test_the_read_options_benchmark_branches_each_family(kit: ResearchKit, tmp_p
     assert options["single new"] == unchosen and options["single chosen"] == list(e.choice)
     assert options["none"] == [""] and options["swap last"] == [",".join([*e.choice[:-1], c]) for c in unchosen]
     out = tmp_path / "read-options.json"
+    assert main(["--sets", "hotpotqa,bogus", "--out", str(out)]) == 2 and not out.exists()
     assert main(["--sets", "hotpotqa", "--limit", "2", "--workers", "1", "--out", str(out)]) == 0
     report = json.loads(out.read_text())["hotpotqa"]
     assert report["questions"] == 2 and report["read_decisions"] >= 2 and set(report["families"]) == set(FAMILIES)

@@ -182,6 +182,11 @@ class LLMPolicy:
 
     # ------------------------------------------------------------------ decisions
 
+    @property
+    def _deferring(self) -> bool:
+        """A deferral margin applies: read is asked only about one more hit, keep is the heuristic's."""
+        return self.defer_margin is not None and self.choice_scoring == "sequence"
+
     def decide_stop(self, signals: StopSignals) -> Choice:
         event = self._pending(StopDecision, state=signals, choice="continue")
         return self._ask("stop", event, 2, None, lambda action: action,
@@ -197,13 +202,13 @@ class LLMPolicy:
         read = set(state.already_read)
         doc_ids = [h.doc_id for h in state.hits if h.doc_id not in read]  # the engine's options: unread hits
         event = self._pending(ReadDecision, subq=self._subq, state=state, candidates=doc_ids, choice=[])
-        if self.defer_margin is not None and self.choice_scoring == "sequence":
+        if self._deferring:
             return self._read_one_more(event, doc_ids, limit, self.fallback_read.choose_reads(state, relevance, limit))
         return self._ask("read", event, len(doc_ids), limit, lambda action: [doc_ids[i] for i in action],
                          lambda: self.fallback_read.choose_reads(state, relevance, limit))
 
     def choose_keep(self, candidates: list[KeepCandidate], limit: int) -> Choice:
-        if self.defer_margin is not None and self.choice_scoring == "sequence":
+        if self._deferring:
             teacher = self.fallback_read.choose_keep(candidates, limit)
             return Choice(teacher.value, f"llm: the heuristic's keep ({teacher.reason}); under a deferral margin "
                                          "the model is asked only what to read; no model call")
