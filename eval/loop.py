@@ -107,8 +107,9 @@ class EvalSettings(BaseModel):
     evaluation (training/choice_calibration.py): the trained model overrules the heuristic only
     when its option's logprob beats the heuristic's option by more than it."""
     oracle: bool = False
-    """Also branch the heuristic's stop and follow decisions on the evaluation questions
-    (training/headroom.py) and report the oracles: searches saved at equal recall, all-gold gain."""
+    """Also branch the heuristic's stop, follow and read decisions (those of the trained kinds) on
+    the evaluation questions (training/headroom.py) and report the oracles: searches saved at
+    equal recall, all-gold gain."""
 
     @model_validator(mode="after")
     def _calibrations_have_a_kind(self) -> EvalSettings:
