@@ -104,6 +104,9 @@ CASES = [
     (["train", "sft", "--config", "MISSING"], "MISSING"),
     (["train", "dpo", "--config", "BAD_YAML"], "line 3, column 1"),
     (["serve", "MISSING"], "MISSING"),
+    (["serve", "MISSING", "--engine", "tgi"], "--engine 'tgi': use vllm or hf"),
+    (["serve", "MISSING", "--engine", "hf"], "no config.json"),
+    (["serve", "MISSING", "--engine", "hf", "--lora", "a=b"], "--lora needs --engine vllm"),
 ]
 
 

@@ -103,3 +103,39 @@ def test_a_prefill_request_returns_the_prompt_logprobs_as_vllm_does(tiny_model: 
 def test_a_folder_without_a_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(HFServerError, match="no config.json"):
         ChatModel(tmp_path)
+
+
+def test_an_unknown_or_missing_device_is_a_clear_error(tiny_model: Path) -> None:
+    import torch
+
+    with pytest.raises(HFServerError, match="device 'tpu': use cpu, cuda, auto"):
+        ChatModel(tiny_model, device="tpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(HFServerError, match="torch sees no GPU"):
+            ChatModel(tiny_model, device="cuda")
+    assert ChatModel(tiny_model, device="auto").device == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_citeloop_serve_engine_hf_serves_until_sigterm(tiny_model: Path) -> None:
+    """`citeloop serve MODEL --engine hf --json`: one JSON line naming the endpoint, a server that
+    answers there, and a clean exit on SIGTERM."""
+    import json as _json
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "citeloop.eval.cli", "serve", str(tiny_model), "--engine", "hf",
+                             "--port", "0", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        info = _json.loads(proc.stdout.readline())
+        assert info["engine"] == "hf" and info["models"] == [str(tiny_model)]
+        client = openai.OpenAI(base_url=info["endpoint"], api_key="none", max_retries=0)
+        reply = client.chat.completions.create(model="m", messages=MESSAGES, max_tokens=3,
+                                               extra_body={"structured_outputs": {"choice": ["STOP", "CONTINUE"]}})
+        assert reply.choices[0].message.content in ("STOP", "CONTINUE")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0, stderr
+    assert "stopping the transformers server" in stderr
+

@@ -40,19 +40,31 @@ class HFServerError(RuntimeError):
     pass
 
 
+DEVICES = ("cpu", "cuda", "auto")
+"""Where the model runs; auto: a GPU when torch sees one."""
+
+
 class ChatModel:
     """A causal LM and its tokenizer, with the two operations the server needs."""
 
-    def __init__(self, model_dir: Path, threads: int = 1) -> None:
+    def __init__(self, model_dir: Path, threads: int = 1, device: str = "cpu") -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         if not (Path(model_dir) / "config.json").is_file():
             raise HFServerError(f"{model_dir} is not a model folder (no config.json)")
+        if device not in DEVICES:
+            raise HFServerError(f"device {device!r}: use {', '.join(DEVICES)}")
+        if device == "auto":
+            device = "cuda" if torch.cuda.is_available() else "cpu"
+        elif device == "cuda" and not torch.cuda.is_available():
+            raise HFServerError("device cuda was asked for, but torch sees no GPU")
         torch.set_num_threads(threads)
         self.torch = torch
+        self.device = device
         self.tokenizer = AutoTokenizer.from_pretrained(str(model_dir))
-        self.model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32)
+        # fp32 on every device: the scores then match the CPU's to float rounding.
+        self.model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32).to(device)
         self.model.eval()
         self.name = str(model_dir)
 
@@ -84,7 +96,7 @@ class ChatModel:
                                                       add_generation_prompt=False, tokenize=True)
         ids = list(rendered["input_ids"] if hasattr(rendered, "keys") else rendered)
         with torch.no_grad():
-            logits = self.model(torch.tensor([ids])).logits[0]
+            logits = self.model(torch.tensor([ids], device=self.device)).logits[0]
         logp = torch.log_softmax(logits[:-1].float(), dim=-1)
         return ids, [float(logp[i, t]) for i, t in enumerate(ids[1:])]
 
@@ -92,7 +104,7 @@ class ChatModel:
         torch = self.torch
         prompt = self.prompt_ids(messages)
         with torch.no_grad():
-            out = self.model.generate(torch.tensor([prompt]), max_new_tokens=max_tokens, do_sample=False,
+            out = self.model.generate(torch.tensor([prompt], device=self.device), max_new_tokens=max_tokens, do_sample=False,
                                       output_scores=True, return_dict_in_generate=True,
                                       pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id)
         new = out.sequences[0][len(prompt):].tolist()
@@ -208,9 +220,10 @@ class HFServer:
 
 
 @contextmanager
-def served_hf(model_dir: str | Path, port: int = 0, threads: int = 1) -> Iterator[HFServer]:
-    """Serve `model_dir` on 127.0.0.1 (a free port by default) for the duration of the block."""
-    model = ChatModel(Path(model_dir), threads)
+def served_hf(model_dir: str | Path, port: int = 0, threads: int = 1, device: str = "cpu") -> Iterator[HFServer]:
+    """Serve `model_dir` on 127.0.0.1 (a free port by default) for the duration of the block,
+    on `device` (cpu, cuda, or auto: a GPU when torch sees one)."""
+    model = ChatModel(Path(model_dir), threads, device)
     httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(model, threading.Lock()))
     thread = threading.Thread(target=httpd.serve_forever, name="citeloop-hf-server", daemon=True)
     thread.start()
