@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from citeloop.eval.bench_runtime import kit_for
-from citeloop.eval.datasets import BUILTIN_DATA_DIR, EvalSet, load_eval_set
+from citeloop.eval.datasets import BUILTIN_DATA_DIR, DatasetError, EvalSet, load_eval_set, set_names
 from citeloop.eval.loop import gold_of
 from citeloop.runtime.config import load_config
 from citeloop.runtime.session import ResearchKit, run_research
@@ -88,9 +88,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("bench-out/headroom.json"))
     args = parser.parse_args(argv)
+    try:
+        names = set_names(args.sets)
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     kit = ResearchKit.load()
-    results = {name: measure(name, kit, args.per_kind, args.workers, args.limit) for name in args.sets.split(",")}
+    results = {name: measure(name, kit, args.per_kind, args.workers, args.limit) for name in names}
     print(f"\n{'set':10}{'kind':8}{'decisions':>10}{'winning':>9}{'oracle gain':>12}{'searches saved':>15}"
           f"{'all-gold gain':>14}")
     for name, r in results.items():

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from citeloop.eval.bench_runtime import kit_for
-from citeloop.eval.datasets import BUILTIN_DATA_DIR, load_eval_set
+from citeloop.eval.datasets import BUILTIN_DATA_DIR, DatasetError, load_eval_set, set_names
 from citeloop.runtime.config import load_config
 from citeloop.runtime.policies.actions import KIND_OF_EVENT, format_action
 from citeloop.runtime.policies.prompts import RunContext, candidate_count, recorded_action, render_prompt
@@ -110,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=3, help="timed steps per kind and version (0: tokens only)")
     parser.add_argument("--out", type=Path, default=Path("bench-out/prompts.json"))
     args = parser.parse_args(argv)
+    try:
+        names = set_names(args.sets)
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if not (args.model / "config.json").is_file():
         print(f"error: {args.model} is not a model folder (no config.json); `citeloop model prepare --out DIR`",
               file=sys.stderr)
@@ -121,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     results: dict = {"tokens": {}, "step_seconds": None}
     all_rows = []
     with tempfile.TemporaryDirectory(prefix="citeloop-bench-prompts-") as tmp:
-        for name in args.sets.split(","):
+        for name in names:
             rows = rendered_rows(name, kit, args.limit, Path(tmp) / name)
             results["tokens"][name] = token_table(rows, tokenizer)
             all_rows += rows

@@ -70,6 +70,17 @@ class DatasetError(ValueError):
     """A data set cannot be loaded; the message names the file and the problem."""
 
 
+def set_names(text: str, valid: tuple[str, ...] = MULTIHOP) -> list[str]:
+    """The names of a benchmark's comma-separated `--sets`, each one of `valid`; a DatasetError
+    names the unknown ones (a benchmark prints it as its one error line)."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in valid]
+    if unknown or not names:
+        raise DatasetError(f"unknown set {', '.join(map(repr, unknown))} in --sets; valid: {', '.join(valid)}"
+                           if unknown else f"--sets names no set; valid: {', '.join(valid)}")
+    return names
+
+
 class EvalQuestion(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
