@@ -59,6 +59,7 @@ USER_ERROR_CLASSES = {
     "citeloop.filters.errors": ["FilterError"],
     "citeloop.filters.gold": ["GoldFileError"],
     "citeloop.eval.loop": ["LoopError"],
+    "citeloop.training.train_config": ["TrainConfigError"],
     "citeloop.runtime.llm.parts": ["LLMPartsError"],
 }
 

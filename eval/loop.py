@@ -144,6 +144,9 @@ class LoopConfig(BaseModel):
     """How to make `base_model` when it is missing."""
     train: Path | list[Path] = Path("configs/train/dpo-smollm2.yaml")
     """A train config, or several run in order (e.g. SFT on best-of-K rows, then DPO on pairs)."""
+    train_overrides: dict[str, Any] = Field(default_factory=dict)
+    """Dotted-key settings applied to every train stage, as `citeloop train --set` applies them
+    (e.g. a GPU's `batch_size: 16`); `citeloop loop --train-set KEY=VALUE` adds to them."""
     serve: ServeSettings = Field(default_factory=ServeSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     out: Path = Path("loop-out")
@@ -229,6 +232,7 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
 
     `reuse_model`: skip research, filter, pairs and training, and evaluate the model an earlier
     run of this config left in `out/model` (e.g. served by another engine)."""
+    stages = [] if reuse_model else train_stage_configs(config)  # a wrong train config fails before any work
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
     clock = _Clock(log)
@@ -241,7 +245,7 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
     if reuse_model:
         trained, summary, counts = _reused(config, out)
     else:
-        trained, summary, counts = _train_stages(config, out, kit, train_sets, clock, log)
+        trained, summary, counts = _train_stages(config, stages, out, kit, train_sets, clock, log)
     evaluation, captured, calibration = _evaluate(config, out, kit, train_sets, eval_sets, clock)
     oracle = _oracle(config, out, kit, eval_sets, evaluation) if config.eval.oracle else None
     if oracle is not None:
@@ -265,8 +269,24 @@ def _reused(config: LoopConfig, out: Path) -> tuple[Any, dict[str, Any], dict[st
     return read_summary(out / "model"), summary, {"runs": len(paths), "kept": len(_kept(config, paths))}
 
 
-def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], clock: _Clock,
-                  log: Log) -> tuple[Any, dict[str, Any], dict[str, int]]:
+def train_stage_configs(config: LoopConfig) -> list[tuple[Path, Any]]:
+    """Each train stage's config file and its config (with the loop's train_overrides), checked:
+    at least one, each sft or dpo."""
+    from citeloop.training.train_config import load_train_config
+
+    paths = config.train if isinstance(config.train, list) else [config.train]
+    if not paths:
+        raise LoopError("train: name at least one train config")
+    stages = [(path, load_train_config(path, dict(config.train_overrides))) for path in paths]
+    for path, tc in stages:
+        if tc.kind not in ("sft", "dpo"):
+            raise LoopError(f"train: {path} is a {tc.kind} config; the loop trains sft (best-of-K rows) and dpo "
+                            "(pairs) stages; run GRPO with `citeloop train grpo`")
+    return stages
+
+
+def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path, kit: ResearchKit,
+                  train_sets: list[EvalSet], clock: _Clock, log: Log) -> tuple[Any, dict[str, Any], dict[str, int]]:
     """Research, filter, pairs (and best-of-K rows), (prepare), train every stage; returns the
     last stage's training summary, the pairs summary and run counts."""
     from citeloop.training.base_model import build_tiny_model, prepare_base_model
@@ -274,14 +294,6 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     from citeloop.training.train_config import load_train_config
     from citeloop.training.trainers import train
 
-    stages = config.train if isinstance(config.train, list) else [config.train]
-    if not stages:
-        raise LoopError("train: name at least one train config")
-    stage_configs = [load_train_config(path) for path in stages]
-    for path, tc in zip(stages, stage_configs):
-        if tc.kind not in ("sft", "dpo"):
-            raise LoopError(f"train: {path} is a {tc.kind} config; the loop trains sft (best-of-K rows) and dpo "
-                            "(pairs) stages; run GRPO with `citeloop train grpo`")
     corpora = {s.corpus.fingerprint for s in train_sets if s.questions}
     if len(corpora) > 1:
         raise LoopError(f"datasets {[s.name for s in train_sets]} use {len(corpora)} different corpora; the "
@@ -318,7 +330,7 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     write_dataset(out / "pairs", pairs.rows, PAIR_COLUMNS, pairs_card(summary), summary, overwrite=True)
     log(f"[loop] {len(pairs.all_rows())} pairs")
     data = {"dpo": out / "pairs"}
-    if any(tc.kind == "sft" for tc in stage_configs):
+    if any(tc.kind == "sft" for _, tc in stages):
         best = best_of_k_rows(rolled, 0.0)
         best_rows = [r for rows in best.rows.values() for r in rows]
         best_summary = best.summary(f"citeloop loop --config ({config.name}): best-of-K", 0.0)
@@ -330,7 +342,7 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
         data["sft"] = out / "best-of-k"
         if not best_rows:
             raise LoopError(f"no best-of-K rows from {len(kept)} kept runs; add environments")
-    if any(tc.kind == "dpo" for tc in stage_configs) and not pairs.all_rows():
+    if any(tc.kind == "dpo" for _, tc in stages) and not pairs.all_rows():
         raise LoopError(f"no preference pairs from {len(kept)} kept runs; add environments or lower the margin")
     clock.lap("pairs")
 
@@ -345,9 +357,9 @@ def _train_stages(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
         log(f"[loop] train step {step}/{total}" + (f" loss {loss:.4f}" if loss is not None else ""))
 
     model, trained, summaries = config.base_model, None, []
-    for i, (path, tc) in enumerate(zip(stages, stage_configs), start=1):
+    for i, (path, tc) in enumerate(stages, start=1):
         output = out / "model" if i == len(stages) else out / f"stage-{i}-{tc.kind}"
-        stage = load_train_config(path, {"model": str(model), "dataset": str(data[tc.kind]),
+        stage = load_train_config(path, {**config.train_overrides, "model": str(model), "dataset": str(data[tc.kind]),
                                          "output": str(output), "overwrite": True})
         log(f"[loop] train stage {i}/{len(stages)}: {tc.kind} from {model}")
         trained = train(stage, on_step=step_line)

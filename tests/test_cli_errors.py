@@ -31,7 +31,11 @@ def files(tmp_path: Path) -> dict[str, str]:
     bad_questions = tmp_path / "bad-questions.jsonl"
     bad_questions.write_text('{"id": "q1", "question": "Who directed Maximum Overdrive?"}\n{"id": "q2", "question"\n',
                              encoding="utf-8")
-    return {"DIR": str(tmp_path / "empty"), "MISSING": str(tmp_path / "missing.jsonl"), "BAD_YAML": str(bad_yaml),
+    loop_bad_train = tmp_path / "loop-bad-train.yaml"
+    loop_bad_train.write_text(f"name: bad\ntrain: {tmp_path / 'missing-train.yaml'}\nout: {tmp_path / 'loop'}\n",
+                              encoding="utf-8")
+    return {"LOOP": str(Path(__file__).resolve().parents[1] / "configs" / "loop" / "tiny.yaml"),
+            "LOOP_BAD_TRAIN": str(loop_bad_train), "DIR": str(tmp_path / "empty"), "MISSING": str(tmp_path / "missing.jsonl"), "BAD_YAML": str(bad_yaml),
             "BINARY": str(binary), "RUN": str(run), "OUT": str(tmp_path / "out"), "QUESTIONS": str(questions),
             "BAD_QUESTIONS": str(bad_questions)}
 
@@ -104,6 +108,8 @@ CASES = [
     (["train", "sft", "--config", "MISSING"], "MISSING"),
     (["train", "dpo", "--config", "BAD_YAML"], "line 3, column 1"),
     (["serve", "MISSING"], "MISSING"),
+    (["loop", "--config", "LOOP", "--train-set", "nokey"], "--train-set expects key=value, got 'nokey'"),
+    (["loop", "--config", "LOOP_BAD_TRAIN"], "config file not found"),
     (["serve", "MISSING", "--engine", "tgi"], "--engine 'tgi': use vllm or hf"),
     (["serve", "MISSING", "--engine", "hf"], "no config.json"),
     (["serve", "MISSING", "--engine", "hf", "--lora", "a=b"], "--lora needs --engine vllm"),

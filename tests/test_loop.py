@@ -78,7 +78,7 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     configs = CONFIG.parents[1] / "train"
     config = load_loop_config(CONFIG).model_copy(update={
         "out": tmp_path / "loop", "base_model": tiny_model,
-        "train": [configs / "sft-tiny.yaml", configs / "dpo-tiny.yaml"],
+        "train": [configs / "sft-tiny.yaml", configs / "dpo-tiny.yaml"], "train_overrides": {"max_steps": 2},
         "eval": load_loop_config(CONFIG).eval.model_copy(update={"oracle": True, "calibrate_stop": True})})
     lines: list[str] = []
     report = run_loop(config, log=lines.append)
@@ -86,6 +86,8 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     # Stage 1 (SFT on best-of-K rows) wrote its model, stage 2 (DPO on pairs) started from it.
     assert (out / "stage-1-sft" / "config.json").is_file() and (out / "best-of-k" / "README.md").is_file()
     assert [s["kind"] for s in report["training_stages"]] == ["sft", "dpo"]
+    # The loop's train_overrides (what --train-set adds to) reached both stages.
+    assert [(s["steps"], s["config"]["max_steps"]) for s in report["training_stages"]] == [(2, 2), (2, 2)]
     assert any("train stage 2/2: dpo from " + str(out / "stage-1-sft") in line for line in lines)
     assert report["pairs"]["best_of_k"]["rows"]["train"] > 0
     compared = report["trained_vs_heuristic"]["hotpotqa"]

@@ -20,7 +20,8 @@ the subset `LLMPolicy` uses:
   (`citeloop.runtime.llm.sequence_scoring`) works the same against this server and vLLM.
 
 vLLM stays the server for real use (batching, speed); this one exists so the whole loop can
-run, and be tested, with no vLLM installed.
+run, and be tested, with no vLLM installed. It runs the model on the GPU when torch sees one
+(`device`, default auto), in fp32 everywhere.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ DEVICES = ("cpu", "cuda", "auto")
 class ChatModel:
     """A causal LM and its tokenizer, with the two operations the server needs."""
 
-    def __init__(self, model_dir: Path, threads: int = 1, device: str = "cpu") -> None:
+    def __init__(self, model_dir: Path, threads: int = 1, device: str = "auto") -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -220,7 +221,7 @@ class HFServer:
 
 
 @contextmanager
-def served_hf(model_dir: str | Path, port: int = 0, threads: int = 1, device: str = "cpu") -> Iterator[HFServer]:
+def served_hf(model_dir: str | Path, port: int = 0, threads: int = 1, device: str = "auto") -> Iterator[HFServer]:
     """Serve `model_dir` on 127.0.0.1 (a free port by default) for the duration of the block,
     on `device` (cpu, cuda, or auto: a GPU when torch sees one)."""
     model = ChatModel(Path(model_dir), threads, device)

@@ -130,17 +130,18 @@ class TrainConfig(BaseModel):
         return self.learning_rate if self.learning_rate is not None else DEFAULT_LEARNING_RATE[self.kind]
 
 
-def parse_overrides(pairs: list[str]) -> dict[str, Any]:
-    """`["lora.r=8", "max_steps=3"]` -> `{"lora.r": 8, "max_steps": 3}` (values read as YAML)."""
+def parse_overrides(pairs: list[str], flag: str = "--set") -> dict[str, Any]:
+    """`["lora.r=8", "max_steps=3"]` -> `{"lora.r": 8, "max_steps": 3}` (values read as YAML);
+    `flag` names the option in errors."""
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
-            raise TrainConfigError(f"--set expects key=value, got {pair!r}")
+            raise TrainConfigError(f"{flag} expects key=value, got {pair!r}")
         try:
             out[key.strip()] = yaml.safe_load(raw) if raw.strip() else None
         except yaml.YAMLError as exc:
-            raise TrainConfigError(f"--set {pair!r}: value is {yaml_problem(exc)}") from exc
+            raise TrainConfigError(f"{flag} {pair!r}: value is {yaml_problem(exc)}") from exc
     return out
 
 
