@@ -139,3 +139,29 @@ def test_citeloop_serve_engine_hf_serves_until_sigterm(tiny_model: Path) -> None
     assert proc.returncode == 0, stderr
     assert "stopping the transformers server" in stderr
 
+
+
+def test_the_prefix_cache_reuses_a_shared_prompt_and_changes_no_score(tiny_model: Path) -> None:
+    """Options of one decision share their prompt: with the prefix cache the shared tokens run
+    once, and every logprob equals the uncached model's (float rounding aside), also for a
+    request that is a prefix of the one before and for one that shares nothing."""
+    other = [{"role": "user", "content": "Something else entirely."}]
+    requests = [[*MESSAGES, {"role": "assistant", "content": "CONTINUE"}],
+                [*MESSAGES, {"role": "assistant", "content": "STOP"}],
+                [*MESSAGES, {"role": "assistant", "content": "STOP"}],
+                other + [{"role": "assistant", "content": "STOP"}]]
+    plain, cached = ChatModel(tiny_model, prefix_cache=False), ChatModel(tiny_model, prefix_cache=True)
+    ids = []
+    for messages in requests:
+        ids_plain, lps_plain = plain.prefill_logprobs(messages, closed=True)
+        ids_cached, lps_cached = cached.prefill_logprobs(messages, closed=True)
+        assert ids_cached == ids_plain and len(lps_cached) == len(ids_plain) - 1
+        assert lps_cached == pytest.approx(lps_plain, abs=1e-4)
+        ids.append(ids_plain)
+    assert plain.tokens_run == sum(len(i) for i in ids)
+    # By hand: request 2 shares the prompt with request 1 up to the reply; request 3 is request 2
+    # again (only its last token runs); request 4 shares at most the chat template's opening.
+    shared_12 = next(k for k, (a, b) in enumerate(zip(ids[0], ids[1])) if a != b)
+    shared_34 = next(k for k, (a, b) in enumerate(zip(ids[2], ids[3])) if a != b)
+    expected = len(ids[0]) + (len(ids[1]) - shared_12 + 1) + 1 + (len(ids[3]) - max(shared_34 - 1, 0))
+    assert cached.tokens_run == expected < plain.tokens_run

@@ -26,6 +26,7 @@ run, and be tested, with no vLLM installed. It runs the model on the GPU when to
 
 from __future__ import annotations
 
+import inspect
 import json
 import threading
 import time
@@ -48,7 +49,7 @@ DEVICES = ("cpu", "cuda", "auto")
 class ChatModel:
     """A causal LM and its tokenizer, with the two operations the server needs."""
 
-    def __init__(self, model_dir: Path, threads: int = 1, device: str = "auto") -> None:
+    def __init__(self, model_dir: Path, threads: int = 1, device: str = "auto", prefix_cache: bool = True) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -68,6 +69,14 @@ class ChatModel:
         self.model = AutoModelForCausalLM.from_pretrained(str(model_dir), dtype=torch.float32).to(device)
         self.model.eval()
         self.name = str(model_dir)
+        self.prefix_cache = prefix_cache
+        # transformers 5.2x names the keys-and-values cache `cache`; earlier versions `past_key_values`.
+        self._cache_argument = "cache" if "cache" in inspect.signature(self.model.forward).parameters \
+            else "past_key_values"
+        self._previous: tuple[list[int], list[float], Any] | None = None
+        """The last scored ids, their logprobs and the model's keys and values (prefix cache)."""
+        self.tokens_run = 0
+        """Tokens run through the model by scoring so far (the prefix cache's saving shows here)."""
 
     def prompt_ids(self, messages: list[dict[str, str]]) -> list[int]:
         ids = self.tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True)
@@ -92,14 +101,37 @@ class ChatModel:
     def prefill_logprobs(self, messages: list[dict[str, str]], closed: bool = False) -> tuple[list[int], list[float]]:
         """The chat-templated prompt with its last (assistant) message left open (or `closed` as the
         template closes a turn), as token ids, and the logprob of each token after the first."""
-        torch = self.torch
         rendered = self.tokenizer.apply_chat_template(messages, continue_final_message=not closed,
                                                       add_generation_prompt=False, tokenize=True)
         ids = list(rendered["input_ids"] if hasattr(rendered, "keys") else rendered)
+        return ids, self.token_logprobs(ids)
+
+    def token_logprobs(self, ids: list[int]) -> list[float]:
+        """The logprob of each of `ids` after the first. With the prefix cache, the tokens this
+        shares with the previous call's are not run again: their logprobs and keys and values are
+        the previous call's (the options of one decision share the whole prompt)."""
+        torch = self.torch
+        start, past, known = 0, None, []
+        if self.prefix_cache and self._previous is not None:
+            previous_ids, previous_lps, cache = self._previous
+            shared = _shared_prefix(previous_ids, ids)
+            if shared >= 2:
+                # The last shared token is run again: its logits give the first new token's logprob.
+                start = shared - 1
+                surplus = cache.get_seq_length() - start
+                if surplus:
+                    cache.crop(-surplus)  # a negative count removes that many tokens (transformers 4.x and 5.x)
+                past, known = cache, previous_lps[:start]
+        self._previous = None
+        self.tokens_run += len(ids) - start
         with torch.no_grad():
-            logits = self.model(torch.tensor([ids], device=self.device)).logits[0]
-        logp = torch.log_softmax(logits[:-1].float(), dim=-1)
-        return ids, [float(logp[i, t]) for i, t in enumerate(ids[1:])]
+            out = self.model(torch.tensor([ids[start:]], device=self.device), use_cache=self.prefix_cache,
+                             **{self._cache_argument: past})
+        logp = torch.log_softmax(out.logits[0, :-1].float(), dim=-1)
+        lps = known + [float(logp[i, t]) for i, t in enumerate(ids[start + 1:])]
+        if self.prefix_cache:
+            self._previous = (ids, lps, getattr(out, self._cache_argument))
+        return lps
 
     def generate(self, messages: list[dict[str, str]], max_tokens: int) -> tuple[str, list[tuple[str, float]], int]:
         torch = self.torch
@@ -117,6 +149,16 @@ class ChatModel:
             tokens.append((t, float(torch.log_softmax(out.scores[i][0].float(), dim=-1)[t])))
         text = self.tokenizer.decode([t for t, _ in tokens], skip_special_tokens=True)
         return text, [(self.tokenizer.decode([t]), lp) for t, lp in tokens], len(prompt)
+
+
+def _shared_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens `a` and `b` share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def completion_body(model: ChatModel, body: dict[str, Any]) -> dict[str, Any]:
