@@ -26,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from citeloop.eval.bench_runtime import kit_for
-from citeloop.eval.datasets import BUILTIN_DATA_DIR, DatasetError, EvalSet, load_eval_set, set_names
+from citeloop.eval.datasets import BUILTIN_DATA_DIR, EvalSet, load_eval_set, sets_or_error
 from citeloop.eval.loop import gold_of
 from citeloop.runtime.config import load_config
 from citeloop.runtime.session import ResearchKit, run_research
@@ -88,10 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--out", type=Path, default=Path("bench-out/headroom.json"))
     args = parser.parse_args(argv)
-    try:
-        names = set_names(args.sets)
-    except DatasetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    names = sets_or_error(args.sets)
+    if names is None:
         return 2
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     kit = ResearchKit.load()

@@ -24,26 +24,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from citeloop.eval.bench_runtime import kit_for
-from citeloop.eval.datasets import BUILTIN_DATA_DIR, DatasetError, load_eval_set, set_names
-from citeloop.runtime.config import load_config
+from citeloop.eval.bench_prompts import heuristic_runs
+from citeloop.eval.datasets import model_folder_or_error, sets_or_error
 from citeloop.runtime.policies.actions import format_action
-from citeloop.runtime.policies.prompts import RunContext, recorded_action, render_prompt
-from citeloop.runtime.session import ResearchKit, run_research
-from citeloop.trajectories.runfile import read_run
+from citeloop.runtime.policies.prompts import recorded_action, render_prompt
+from citeloop.runtime.session import ResearchKit
 
 PROMPT_VERSION = 3
 
 
 def read_decisions(name: str, kit: ResearchKit, limit: int, out: Path) -> list[tuple[list[dict], list[str]]]:
     """(prompt messages, option texts) for every read decision with two or more hits."""
-    eval_set = load_eval_set(name, BUILTIN_DATA_DIR).limit(limit)
-    set_kit = kit_for(eval_set, kit)
-    config = load_config(None, dict(eval_set.config_overrides))
     decisions = []
-    for q in eval_set.questions:
-        run = read_run(run_research(q.question, set_kit, config, out_dir=out)[1])
-        ctx = RunContext.of(run)
+    for run, ctx in heuristic_runs(name, kit, limit, out):
         for event in run.events:
             if event.type != "read_decision" or len(event.candidates) < 2:
                 continue
@@ -89,14 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=10, help="questions per set")
     parser.add_argument("--out", type=Path, default=Path("bench-out/prefix-cache.json"))
     args = parser.parse_args(argv)
-    try:
-        names = set_names(args.sets)
-    except DatasetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    names = sets_or_error(args.sets)
+    if names is None:
         return 2
-    if not (args.model / "config.json").is_file():
-        print(f"error: {args.model} is not a model folder (no config.json); `citeloop model prepare --out DIR`",
-              file=sys.stderr)
+    if not model_folder_or_error(args.model):
         return 2
     kit = ResearchKit.load()
     with tempfile.TemporaryDirectory(prefix="citeloop-bench-prefix-cache-") as tmp:

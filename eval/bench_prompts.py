@@ -21,15 +21,16 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from citeloop.eval.bench_runtime import kit_for
-from citeloop.eval.datasets import BUILTIN_DATA_DIR, DatasetError, load_eval_set, set_names
+from citeloop.eval.datasets import BUILTIN_DATA_DIR, load_eval_set, model_folder_or_error, sets_or_error
 from citeloop.runtime.config import load_config
 from citeloop.runtime.policies.actions import KIND_OF_EVENT, format_action
 from citeloop.runtime.policies.prompts import RunContext, candidate_count, recorded_action, render_prompt
 from citeloop.runtime.session import ResearchKit, run_research
-from citeloop.trajectories.runfile import read_run
+from citeloop.trajectories.runfile import RunFile, read_run
 
 VERSIONS = (1, 2, 3)
 """Template versions rendered and counted in tokens (3 is 2 with one more line in the angle prompt)."""
@@ -37,15 +38,21 @@ STEP_VERSIONS = (1, 2)
 """Template versions timed in a training step (3 costs what 2 does but for the angle prompt's line)."""
 
 
-def rendered_rows(name: str, kit: ResearchKit, limit: int, out: Path) -> list[tuple[str, dict[int, list[dict]]]]:
-    """(kind, {version: messages with the recorded action}) for every decision of the heuristic's runs."""
+def heuristic_runs(name: str, kit: ResearchKit, limit: int, out: Path) -> Iterator[tuple[RunFile, RunContext]]:
+    """Each of the heuristic's runs on the first `limit` questions of set `name` (written under
+    `out`), with its prompt context."""
     eval_set = load_eval_set(name, BUILTIN_DATA_DIR).limit(limit)
     set_kit = kit_for(eval_set, kit)
     config = load_config(None, dict(eval_set.config_overrides))
-    rows = []
     for q in eval_set.questions:
         run = read_run(run_research(q.question, set_kit, config, out_dir=out)[1])
-        ctx = RunContext.of(run)
+        yield run, RunContext.of(run)
+
+
+def rendered_rows(name: str, kit: ResearchKit, limit: int, out: Path) -> list[tuple[str, dict[int, list[dict]]]]:
+    """(kind, {version: messages with the recorded action}) for every decision of the heuristic's runs."""
+    rows = []
+    for run, ctx in heuristic_runs(name, kit, limit, out):
         for event in run.events:
             if event.type not in KIND_OF_EVENT or not candidate_count(event):
                 continue
@@ -110,14 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=3, help="timed steps per kind and version (0: tokens only)")
     parser.add_argument("--out", type=Path, default=Path("bench-out/prompts.json"))
     args = parser.parse_args(argv)
-    try:
-        names = set_names(args.sets)
-    except DatasetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    names = sets_or_error(args.sets)
+    if names is None:
         return 2
-    if not (args.model / "config.json").is_file():
-        print(f"error: {args.model} is not a model folder (no config.json); `citeloop model prepare --out DIR`",
-              file=sys.stderr)
+    if not model_folder_or_error(args.model):
         return 2
     from transformers import AutoTokenizer
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from citeloop.eval.bench_headroom import research
 from citeloop.eval.bench_runtime import SETS, kit_for
-from citeloop.eval.datasets import BUILTIN_DATA_DIR, DatasetError, load_eval_set, set_names
+from citeloop.eval.datasets import BUILTIN_DATA_DIR, load_eval_set, sets_or_error
 from citeloop.eval.loop import gold_of
 from citeloop.runtime.policies.actions import read_one_more
 from citeloop.runtime.session import ResearchKit
@@ -110,10 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench-out/read-options.json"))
     args = parser.parse_args(argv)
-    try:
-        names = set_names(args.sets, SETS)
-    except DatasetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    names = sets_or_error(args.sets, SETS)
+    if names is None:
         return 2
     base = ResearchKit.load()
     report = {name: measure(name, base, args.workers, args.limit) for name in names}

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
@@ -79,6 +80,23 @@ def set_names(text: str, valid: tuple[str, ...] = MULTIHOP) -> list[str]:
         raise DatasetError(f"unknown set {', '.join(map(repr, unknown))} in --sets; valid: {', '.join(valid)}"
                            if unknown else f"--sets names no set; valid: {', '.join(valid)}")
     return names
+
+
+def sets_or_error(text: str, valid: tuple[str, ...] = MULTIHOP) -> list[str] | None:
+    """`set_names` for a benchmark's main: None after printing its `error:` line (the main returns 2)."""
+    try:
+        return set_names(text, valid)
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+
+
+def model_folder_or_error(path: Path) -> bool:
+    """Whether `path` holds a model (config.json); if not, a benchmark's main prints its `error:` line."""
+    if (path / "config.json").is_file():
+        return True
+    print(f"error: {path} is not a model folder (no config.json); `citeloop model prepare --out DIR`", file=sys.stderr)
+    return False
 
 
 class EvalQuestion(BaseModel):

@@ -24,7 +24,6 @@ def loop_command(
 ) -> None:
     """The whole cycle: trained policy vs the rules it started from, on questions it never saw."""
     from citeloop.eval.loop import LoopError, load_loop_config, run_loop
-
     from citeloop.training.train_config import parse_overrides
 
     loop_config = load_loop_config(config)

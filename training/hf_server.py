@@ -137,8 +137,8 @@ class ChatModel:
         torch = self.torch
         prompt = self.prompt_ids(messages)
         with torch.no_grad():
-            out = self.model.generate(torch.tensor([prompt], device=self.device), max_new_tokens=max_tokens, do_sample=False,
-                                      output_scores=True, return_dict_in_generate=True,
+            out = self.model.generate(torch.tensor([prompt], device=self.device), max_new_tokens=max_tokens,
+                                      do_sample=False, output_scores=True, return_dict_in_generate=True,
                                       pad_token_id=self.tokenizer.pad_token_id or self.tokenizer.eos_token_id)
         new = out.sequences[0][len(prompt):].tolist()
         eos = self.tokenizer.eos_token_id
