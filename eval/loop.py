@@ -22,8 +22,8 @@ Stages (each timed, each writing under `out/`):
    trained policy's paired differences from the heuristic and their 95 % bootstrap intervals.
 
 Nothing from the evaluation questions reaches training; the report says how many of each.
-Training questions must share one corpus (rollouts branch over one index); evaluation sets
-may each have their own.
+Every data set, training or evaluation, is researched over its own corpus (2Wiki's beside the
+HotpotQA+MuSiQue corpus); a training run is branched over the corpus its header names.
 """
 
 from __future__ import annotations
@@ -32,13 +32,12 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import Any
 
 from citeloop.eval.bench_runtime import kit_for
 from citeloop.eval.datasets import EvalSet, load_eval_set
 from citeloop.eval.harness import PolicyRun, run_eval
+from citeloop.eval.loop_config import LoopConfig, LoopError
 from citeloop.eval.loop_report import write_report
 from citeloop.filters.cli import score_files
 from citeloop.filters.gates import load_filter_config, select
@@ -46,118 +45,11 @@ from citeloop.filters.gold import GoldEntry, GoldSet, question_key
 from citeloop.runtime.config import ResearchConfig
 from citeloop.runtime.policies.actions import DEFERRAL_KINDS
 from citeloop.runtime.policies.llm import SCORING_OPTION
-from citeloop.runtime.registry import read_yaml_mapping
-from citeloop.runtime.session import ResearchKit, run_research
+from citeloop.runtime.session import ResearchKit, run_research, share_kit
 from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card, sft_card, write_dataset
 from citeloop.training.outcomes import OutcomeSettings
 from citeloop.training.pairs import ExportError, emit_pairs, roll_decisions
 from citeloop.training.sft import split_of
-from citeloop.trajectories.errors import ErrorWording, validation_message
-
-
-class LoopError(ValueError):
-    """A loop config or stage that cannot go on; the message says which and why."""
-
-
-class Environment(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    policy: str = "explore"
-    seed: int = 0
-    config: dict[str, Any] = Field(default_factory=dict)
-    """Research config overrides, e.g. {budget: {max_searches: 4}}."""
-
-
-class PairSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    decision: str = "stop"
-    alternatives: int = Field(2, ge=1)
-    min_margin: float = Field(0.05, ge=0.0)
-    per_kind: int | None = Field(None, ge=1)
-    search_cost: float = Field(0.01, ge=0.0)
-    use_gold: bool = True
-    engine: Literal["serial", "process", "ray"] = "process"
-    read_options: Literal["all", "one_more"] = "all"
-    """Alternatives of a read decision (training/pairs.py READ_OPTIONS); `one_more` for a read
-    policy under a deferral margin (calibrate_choice)."""
-
-
-class ServeSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    engine: Literal["vllm", "hf"] = "vllm"
-    """vllm: vLLM's OpenAI server (training/serve.py); hf: the small transformers server
-    (training/hf_server.py), for machines without vLLM and for CI."""
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    python: str | None = None
-    """The Python with vLLM installed (default: CITELOOP_VLLM_PYTHON, else this one)."""
-    timeout_s: float = Field(600.0, gt=0)
-
-
-class EvalSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    baselines: list[str] = Field(default_factory=lambda: ["heuristic", "naive"])
-    trained_kinds: list[Literal["stop", "angle", "read", "follow"]] = Field(default_factory=lambda: ["stop"])
-    """Decision kinds the trained model takes; the others stay heuristic."""
-    limit: int | None = Field(None, ge=1)
-    """At most this many evaluation questions per data set."""
-    calibrate_stop: bool = False
-    """Fit the stop threshold on the training runs before the evaluation (training/calibration.py):
-    the trained model stops only when logprob(STOP) - logprob(CONTINUE) beats it."""
-    calibrate_choice: bool = False
-    """For trained angle, follow and read: fit a deferral threshold on the training runs before the
-    evaluation (training/choice_calibration.py): the trained model overrules the heuristic only
-    when its option's logprob beats the heuristic's option by more than it."""
-    oracle: bool = False
-    """Also branch the heuristic's stop, follow and read decisions (those of the trained kinds) on
-    the evaluation questions (training/headroom.py) and report the oracles: searches saved at
-    equal recall, all-gold gain."""
-
-    @model_validator(mode="after")
-    def _calibrations_have_a_kind(self) -> EvalSettings:
-        if self.calibrate_stop and "stop" not in self.trained_kinds:
-            raise ValueError("calibrate_stop needs stop among trained_kinds")
-        if self.calibrate_choice and not set(DEFERRAL_KINDS) & set(self.trained_kinds):
-            raise ValueError("calibrate_choice needs angle, follow or read among trained_kinds")
-        return self
-
-
-class LoopConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str
-    datasets: list[str] = Field(default_factory=lambda: ["hotpotqa", "musique"])
-    eval_datasets: list[str] | None = None
-    """The environment-shift case (seed 001 section 20.3): train on every question of
-    `datasets`, evaluate on these (e.g. train on two shared sets, evaluate on the third).
-    None: each of `datasets` is split by question (`eval_share`)."""
-    data: Path | None = None
-    eval_share: float = Field(0.3, gt=0.0, lt=1.0)
-    limit: int | None = Field(None, ge=1)
-    """At most this many questions per data set (before the split)."""
-    environments: list[Environment] = Field(default_factory=lambda: [Environment(policy="explore", seed=1),
-                                                                     Environment(policy="heuristic")])
-    research_config: dict[str, Any] = Field(default_factory=dict)
-    """Research config for every run (training and evaluation), before environment overrides."""
-    filter: Path | None = Path("configs/filters/default.yaml")
-    """Filter config; null keeps every finished run."""
-    pairs: PairSettings = Field(default_factory=PairSettings)
-    base_model: Path = Path("models/base")
-    prepare: Literal["smollm2", "tiny", "none"] = "smollm2"
-    """How to make `base_model` when it is missing."""
-    train: Path | list[Path] = Path("configs/train/dpo-smollm2.yaml")
-    """A train config, or several run in order (e.g. SFT on best-of-K rows, then DPO on pairs)."""
-    train_overrides: dict[str, Any] = Field(default_factory=dict)
-    """Dotted-key settings applied to every train stage, as `citeloop train --set` applies them
-    (e.g. a GPU's `batch_size: 16`); `citeloop loop --train-set KEY=VALUE` adds to them."""
-    serve: ServeSettings = Field(default_factory=ServeSettings)
-    eval: EvalSettings = Field(default_factory=EvalSettings)
-    out: Path = Path("loop-out")
-
-
-def load_loop_config(path: Path) -> LoopConfig:
-    data = read_yaml_mapping(Path(path), LoopError)
-    try:
-        return LoopConfig.model_validate(data)
-    except ValidationError as exc:
-        raise LoopError(f"{path}: {validation_message(exc, ErrorWording(whole='(top)'))}") from exc
 
 
 def _research_config(eval_set: EvalSet, *layers: dict[str, Any]) -> ResearchConfig:
@@ -294,20 +186,14 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
     from citeloop.training.train_config import load_train_config
     from citeloop.training.trainers import train
 
-    corpora = {s.corpus.fingerprint for s in train_sets if s.questions}
-    if len(corpora) > 1:
-        raise LoopError(f"datasets {[s.name for s in train_sets]} use {len(corpora)} different corpora; the "
-                        "loop's rollouts branch over one index, so train on data sets that share a corpus "
-                        "(e.g. hotpotqa and musique) and put the others in eval_datasets")
-    train_kit = kit_for(train_sets[0], kit) if train_sets else kit
-
+    set_kits = [kit_for(s, kit) for s in train_sets]
     runs_dir = out / "runs"
     paths = []
     for env in config.environments:
-        for s in train_sets:
+        for s, set_kit in zip(train_sets, set_kits):
             rc = _research_config(s, config.research_config, env.config)
             for q in s.questions:
-                _, path = run_research(q.question, train_kit, rc, policy_spec=env.policy, seed=env.seed,
+                _, path = run_research(q.question, set_kit, rc, policy_spec=env.policy, seed=env.seed,
                                        out_dir=runs_dir / f"{env.policy}-s{env.seed}")
                 paths.append(path)
     clock.lap("research")
@@ -319,7 +205,7 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
     # Every training question trains: the held-out questions are the evaluation set, so the
     # datasets get no test split of their own (the same hash would only pick evaluation questions).
     p = config.pairs
-    settings = _outcome_settings(config, train_sets, train_kit)
+    train_kit, settings = _rollout_kit(config, train_sets, kit)
     try:
         rolled = roll_decisions(kept, p.decision, p.alternatives, settings, kit=train_kit, per_kind=p.per_kind,
                                 engine=p.engine, read_options=p.read_options)
@@ -379,10 +265,22 @@ def _kept(config: LoopConfig, paths: list[Path]) -> list[Path]:
     return [d.path for d in decisions if d.kept and d.path is not None]
 
 
-def _outcome_settings(config: LoopConfig, train_sets: list[EvalSet], train_kit: ResearchKit) -> OutcomeSettings:
-    corpus = None if train_kit.corpus.source == "embedded" else train_kit.corpus.source
-    return OutcomeSettings(search_cost=config.pairs.search_cost, corpus=corpus,
-                           gold=gold_of(train_sets) if config.pairs.use_gold else None)
+def _rollout_kit(config: LoopConfig, train_sets: list[EvalSet],
+                 kit: ResearchKit) -> tuple[ResearchKit | None, OutcomeSettings]:
+    """The kit the training runs are branched over and the outcome settings they are scored with.
+    Training sets on one corpus: that corpus's kit. On several (e.g. 2Wiki's own corpus beside
+    HotpotQA and MuSiQue's): no one kit; each run branches over the corpus its header names, every
+    set's kit shared in this process first, so rollouts (and the workers forked for them) reuse
+    the loaded indexes instead of building them again."""
+    gold = gold_of(train_sets) if config.pairs.use_gold else None
+    set_kits = {s.corpus.fingerprint: kit_for(s, kit) for s in train_sets if s.questions}
+    if len(set_kits) <= 1:
+        train_kit = next(iter(set_kits.values()), kit)
+        corpus = None if train_kit.corpus.source == "embedded" else train_kit.corpus.source
+        return train_kit, OutcomeSettings(search_cost=config.pairs.search_cost, corpus=corpus, gold=gold)
+    for set_kit in set_kits.values():
+        share_kit(None if set_kit.corpus.source == "embedded" else set_kit.corpus.source, set_kit)
+    return None, OutcomeSettings(search_cost=config.pairs.search_cost, corpus=None, gold=gold)
 
 
 def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet],
@@ -395,9 +293,8 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
              if (k == "stop" and config.eval.calibrate_stop) or (k in DEFERRAL_KINDS and config.eval.calibrate_choice)]
     if not kinds:
         return {}, {}
-    train_kit = kit_for(train_sets[0], kit)
+    train_kit, settings = _rollout_kit(config, train_sets, kit)
     kept = _kept(config, sorted((out / "runs").rglob("*.jsonl")))
-    settings = _outcome_settings(config, train_sets, train_kit)
     options: dict[str, str] = {}
     fitted: dict[str, dict[str, Any]] = {}
     for kind in kinds:

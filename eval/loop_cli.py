@@ -23,7 +23,8 @@ def loop_command(
                                         "train --set` (repeat; e.g. batch_size=16 on a GPU)."),
 ) -> None:
     """The whole cycle: trained policy vs the rules it started from, on questions it never saw."""
-    from citeloop.eval.loop import LoopError, load_loop_config, run_loop
+    from citeloop.eval.loop import LoopError, run_loop
+    from citeloop.eval.loop_config import load_loop_config
     from citeloop.training.train_config import parse_overrides
 
     loop_config = load_loop_config(config)

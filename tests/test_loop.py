@@ -12,7 +12,8 @@ import pytest
 pytest.importorskip("trl")
 
 from citeloop.eval.cli import main  # noqa: E402
-from citeloop.eval.loop import LoopError, load_loop_config, run_loop, split_sets  # noqa: E402
+from citeloop.eval.loop import LoopError, run_loop, split_sets  # noqa: E402
+from citeloop.eval.loop_config import load_loop_config  # noqa: E402
 from citeloop.filters.gold import question_key  # noqa: E402
 from citeloop.trajectories.runfile import read_run  # noqa: E402
 
@@ -116,16 +117,29 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     assert "trained - heuristic" in shown and "stop: " in shown
 
 
-def test_a_grpo_stage_and_mixed_training_corpora_are_refused(tmp_path: Path, tiny_model: Path) -> None:
+def test_a_grpo_stage_is_refused(tmp_path: Path, tiny_model: Path) -> None:
     configs = CONFIG.parents[1] / "train"
     grpo = load_loop_config(CONFIG).model_copy(update={"out": tmp_path / "g", "base_model": tiny_model,
                                                        "train": [configs / "grpo-tiny.yaml"]})
     with pytest.raises(LoopError, match="grpo config; the loop trains sft"):
         run_loop(grpo, log=lambda _: None)
-    mixed = load_loop_config(CONFIG).model_copy(update={"out": tmp_path / "m", "datasets": ["hotpotqa", "2wiki"],
-                                                        "eval_datasets": ["musique"], "limit": 2})
-    with pytest.raises(LoopError, match="use 2 different corpora"):
-        run_loop(mixed, log=lambda _: None)
+
+
+def test_training_sets_on_two_corpora_branch_each_run_over_its_own(tmp_path: Path, tiny_model: Path) -> None:
+    # HotpotQA on the embedded corpus, 2Wiki on its own: every training run is branched over
+    # the corpus it was researched on (a 2Wiki run over the embedded index cannot replay its reads).
+    base = load_loop_config(CONFIG)
+    config = base.model_copy(update={
+        "out": tmp_path / "mixed", "base_model": tiny_model, "datasets": ["hotpotqa", "2wiki"],
+        "eval_datasets": ["musique"], "limit": 4, "train_overrides": {"max_steps": 1},
+        "eval": base.eval.model_copy(update={"limit": 1, "calibrate_stop": True})})
+    report = run_loop(config, log=lambda _: None)
+    export = json.loads((tmp_path / "mixed" / "pairs" / "export.json").read_text())
+    corpora = export["mix"]["corpora"]
+    assert len(corpora) == 2 and "embedded" in corpora
+    assert any(source.endswith("2wiki_corpus.json") for source in corpora)
+    assert export["errors"] == [] and export["rollouts"] > 0
+    assert report["stop_calibration"]["decisions"] > 0
 
 
 def test_bad_loop_configs_fail_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
