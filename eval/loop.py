@@ -28,6 +28,7 @@ HotpotQA+MuSiQue corpus); a training run is branched over the corpus its header 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -50,6 +51,7 @@ from citeloop.training.hfdata import PAIR_COLUMNS, pairs_card, sft_card, write_d
 from citeloop.training.outcomes import OutcomeSettings
 from citeloop.training.pairs import ExportError, emit_pairs, roll_decisions
 from citeloop.training.sft import split_of
+from citeloop.trajectories.runfile import read_run
 
 
 def _research_config(eval_set: EvalSet, *layers: dict[str, Any]) -> ResearchConfig:
@@ -200,6 +202,9 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
 
     kept = _kept(config, paths)
     log(f"[loop] kept {len(kept)} of {len(paths)} runs")
+    if config.calibration_share:
+        kept, held = calibration_split(kept, config.calibration_share)
+        log(f"[loop] {len(held)} of them are of calibration questions: they fit thresholds, not the model")
     clock.lap("filter")
 
     # Every training question trains: the held-out questions are the evaluation set, so the
@@ -265,6 +270,22 @@ def _kept(config: LoopConfig, paths: list[Path]) -> list[Path]:
     return [d.path for d in decisions if d.kept and d.path is not None]
 
 
+def is_calibration_question(question: str, share: float) -> bool:
+    """Is `question` one of the `share` of training questions kept for fitting thresholds? By a
+    hash of the normalised question salted apart from the train/evaluation split's."""
+    digest = hashlib.sha256(("calibration:" + question_key(question)).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
+
+
+def calibration_split(paths: list[Path], share: float) -> tuple[list[Path], list[Path]]:
+    """(runs that train the model, runs of calibration questions that only fit its thresholds)."""
+    fit: list[Path] = []
+    held: list[Path] = []
+    for path in paths:
+        (held if is_calibration_question(read_run(path).header.spec.question, share) else fit).append(path)
+    return fit, held
+
+
 def _rollout_kit(config: LoopConfig, train_sets: list[EvalSet],
                  kit: ResearchKit) -> tuple[ResearchKit | None, OutcomeSettings]:
     """The kit the training runs are branched over and the outcome settings they are scored with.
@@ -295,6 +316,8 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
         return {}, {}
     train_kit, settings = _rollout_kit(config, train_sets, kit)
     kept = _kept(config, sorted((out / "runs").rglob("*.jsonl")))
+    if config.calibration_share:
+        kept = calibration_split(kept, config.calibration_share)[1]
     options: dict[str, str] = {}
     fitted: dict[str, dict[str, Any]] = {}
     for kind in kinds:

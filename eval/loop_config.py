@@ -90,6 +90,11 @@ class LoopConfig(BaseModel):
     None: each of `datasets` is split by question (`eval_share`)."""
     data: Path | None = None
     eval_share: float = Field(0.3, gt=0.0, lt=1.0)
+    calibration_share: float = Field(0.0, ge=0.0, lt=1.0)
+    """Share of the training questions (by a hash of the question, independent of the split)
+    whose runs only fit the calibrated thresholds (`eval.calibrate_stop`, `calibrate_choice`) and
+    give no training rows or pairs, so the thresholds are fitted on decisions the model never
+    trained on. 0: they are fitted on the training runs themselves (in-sample)."""
     limit: int | None = Field(None, ge=1)
     """At most this many questions per data set (before the split)."""
     environments: list[Environment] = Field(default_factory=lambda: [Environment(policy="explore", seed=1),
@@ -110,6 +115,13 @@ class LoopConfig(BaseModel):
     serve: ServeSettings = Field(default_factory=ServeSettings)
     eval: EvalSettings = Field(default_factory=EvalSettings)
     out: Path = Path("loop-out")
+
+    @model_validator(mode="after")
+    def _calibration_questions_calibrate(self) -> LoopConfig:
+        if self.calibration_share and not (self.eval.calibrate_stop or self.eval.calibrate_choice):
+            raise ValueError("calibration_share holds training questions out for calibrate_stop or calibrate_choice; "
+                             "set one of them, or calibration_share: 0")
+        return self
 
 
 def load_loop_config(path: Path) -> LoopConfig:

@@ -186,3 +186,30 @@ def test_a_calibration_with_no_kind_to_calibrate_is_refused(tmp_path: Path, kind
     path.write_text(text, encoding="utf-8")
     with pytest.raises(LoopError, match=message):
         load_loop_config(path)
+
+
+def test_calibration_questions_fit_thresholds_and_never_train(tmp_path: Path, tiny_model: Path) -> None:
+    import hashlib
+
+    def held(question: str) -> bool:  # the documented rule: a salted hash of the normalised question
+        digest = hashlib.sha256(("calibration:" + question_key(question)).encode("utf-8")).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < 0.5
+
+    base = load_loop_config(CONFIG)
+    config = base.model_copy(update={
+        "out": tmp_path / "cal", "base_model": tiny_model, "calibration_share": 0.5,
+        "train_overrides": {"max_steps": 1},
+        "eval": base.eval.model_copy(update={"limit": 1, "calibrate_stop": True})})
+    lines: list[str] = []
+    report = run_loop(config, log=lines.append)
+    import polars as pl
+
+    trained_on = set(pl.read_parquet(tmp_path / "cal" / "pairs" / "parquet" / "train.parquet")["question"])
+    train_sets, _ = split_sets(config)
+    questions = {q.question for s in train_sets for q in s.questions}
+    assert trained_on and not any(held(q) for q in trained_on)
+    assert any(held(q) for q in questions)
+    assert report["stop_calibration"]["decisions"] > 0
+    assert any("are of calibration questions" in line for line in lines)
+    with pytest.raises(ValueError, match="calibration_share holds training questions out"):
+        type(base).model_validate({**base.model_dump(), "calibration_share": 0.3})
