@@ -22,6 +22,8 @@ Stages (each timed, each writing under `out/`):
    trained policy's paired differences from the heuristic and their 95 % bootstrap intervals.
 
 Nothing from the evaluation questions reaches training; the report says how many of each.
+With `calibration_share`, a hashed share of the training questions gives no training rows: their
+runs only fit the calibrated thresholds (stage 6), out of the model's sample.
 Every data set, training or evaluation, is researched over its own corpus (2Wiki's beside the
 HotpotQA+MuSiQue corpus); a training run is branched over the corpus its header names.
 """

@@ -60,11 +60,12 @@ class EvalSettings(BaseModel):
     limit: int | None = Field(None, ge=1)
     """At most this many evaluation questions per data set."""
     calibrate_stop: bool = False
-    """Fit the stop threshold on the training runs before the evaluation (training/calibration.py):
-    the trained model stops only when logprob(STOP) - logprob(CONTINUE) beats it."""
+    """Fit the stop threshold on the training runs (with `calibration_share`, on the calibration
+    questions' runs only) before the evaluation (training/calibration.py): the trained model
+    stops only when logprob(STOP) - logprob(CONTINUE) beats it."""
     calibrate_choice: bool = False
-    """For trained angle, follow and read: fit a deferral threshold on the training runs before the
-    evaluation (training/choice_calibration.py): the trained model overrules the heuristic only
+    """For trained angle, follow and read: fit a deferral threshold on the training runs (or the
+    calibration questions' runs) before the evaluation (training/choice_calibration.py): the trained model overrules the heuristic only
     when its option's logprob beats the heuristic's option by more than it."""
     oracle: bool = False
     """Also branch the heuristic's stop, follow and read decisions (those of the trained kinds) on
