@@ -133,9 +133,12 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
                      "-" if change is None else f"{100 * change:+.1f}%", interval_text(c["reads"], 1.0), met]
             lines.append(f"| {set_name} | " + " | ".join(cells) + " |")
     calibrated = calibrations or {}
+    share = getattr(config, "calibration_share", 0.0)
+    fitted_runs = (f"calibration runs (the {100 * share:g} % of training questions held out of the training rows)"
+                   if share else "training runs (the decisions the model trained on: in-sample)")
     if calibrated.get("stop"):
         c = calibrated["stop"]
-        lines += ["", f"Stop threshold fitted on {c['decisions']} branched stop decisions of {c['runs']} training runs: "
+        lines += ["", f"Stop threshold fitted on {c['decisions']} branched stop decisions of {c['runs']} {fitted_runs}: "
                   f"STOP iff logprob(STOP) - logprob(CONTINUE) > {c['threshold']:.3f}. On those runs: "
                   f"teacher score {c['teacher']['score']} (searches {c['teacher']['searches']}), the likelier "
                   f"option {c['likelier_option']['score']} ({c['likelier_option']['searches']}), the threshold "
@@ -144,8 +147,8 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
         if calibrated.get(kind):
             c = calibrated[kind]
             lines += ["", f"{kind.capitalize()} deferral threshold fitted on {c['decisions']} branched {kind} decisions "
-                      f"of {c['runs']} training runs (the model's likeliest option is not the heuristic's in "
-                      f"{c['model_differs']}): the model's option only when its logprob beats the heuristic's by more "
+                      f"of {c['runs']} {fitted_runs}; the model's likeliest option is not the heuristic's in "
+                      f"{c['model_differs']}. The model's option only when its logprob beats the heuristic's by more "
                       f"than {c['threshold']:.3f}. Mean branch score over those decisions: teacher "
                       f"{c['teacher']['score']}, the likeliest option {c['likeliest_option']['score']} "
                       f"({c['likeliest_option']['changed']} changed), the threshold {c['fitted']['score']} "

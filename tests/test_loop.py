@@ -108,7 +108,7 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     trained_runs = sorted((out / "eval-runs" / "hotpotqa" / "trained").glob("*.jsonl"))
     reasons = [e.reason for path in trained_runs for e in read_run(path).events if e.type == "stop_decision"]
     assert reasons and all(" by margin " in r for r in reasons if r.startswith("llm:"))
-    assert "Stop threshold fitted on" in (out / "report.md").read_text()
+    assert "training runs (the decisions the model trained on: in-sample)" in (out / "report.md").read_text()
     assert any(line.startswith("[loop] stop threshold ") for line in lines)
     from citeloop.eval.loop_cli import print_report
 
@@ -211,5 +211,6 @@ def test_calibration_questions_fit_thresholds_and_never_train(tmp_path: Path, ti
     assert any(held(q) for q in questions)
     assert report["stop_calibration"]["decisions"] > 0
     assert any("are of calibration questions" in line for line in lines)
+    assert "calibration runs (the 50 % of training questions held out" in (tmp_path / "cal" / "report.md").read_text()
     with pytest.raises(ValueError, match="calibration_share holds training questions out"):
         type(base).model_validate({**base.model_dump(), "calibration_share": 0.3})
