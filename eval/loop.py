@@ -190,14 +190,15 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
     from citeloop.training.train_config import load_train_config
     from citeloop.training.trainers import train
 
-    set_kits = [kit_for(s, kit) for s in train_sets]
+    set_kits = _set_kits(train_sets, kit)
     runs_dir = out / "runs"
     paths = []
     for env in config.environments:
-        for s, set_kit in zip(train_sets, set_kits):
+        for s in train_sets:
             rc = _research_config(s, config.research_config, env.config)
             for q in s.questions:
-                _, path = run_research(q.question, set_kit, rc, policy_spec=env.policy, seed=env.seed,
+                _, path = run_research(q.question, set_kits[s.corpus.fingerprint], rc, policy_spec=env.policy,
+                                       seed=env.seed,
                                        out_dir=runs_dir / f"{env.policy}-s{env.seed}")
                 paths.append(path)
     clock.lap("research")
@@ -212,7 +213,7 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
     # Every training question trains: the held-out questions are the evaluation set, so the
     # datasets get no test split of their own (the same hash would only pick evaluation questions).
     p = config.pairs
-    train_kit, settings = _rollout_kit(config, train_sets, kit)
+    train_kit, settings = _rollout_kit(config, train_sets, set_kits)
     try:
         rolled = roll_decisions(kept, p.decision, p.alternatives, settings, kit=train_kit, per_kind=p.per_kind,
                                 engine=p.engine, read_options=p.read_options)
@@ -288,20 +289,25 @@ def calibration_split(paths: list[Path], share: float) -> tuple[list[Path], list
     return fit, held
 
 
+def _set_kits(sets: list[EvalSet], kit: ResearchKit) -> dict[str, ResearchKit]:
+    """Corpus fingerprint -> the research kit of each set's corpus (`kit` for the embedded one)."""
+    return {s.corpus.fingerprint: kit_for(s, kit) for s in sets}
+
+
 def _rollout_kit(config: LoopConfig, train_sets: list[EvalSet],
-                 kit: ResearchKit) -> tuple[ResearchKit | None, OutcomeSettings]:
+                 set_kits: dict[str, ResearchKit]) -> tuple[ResearchKit | None, OutcomeSettings]:
     """The kit the training runs are branched over and the outcome settings they are scored with.
     Training sets on one corpus: that corpus's kit. On several (e.g. 2Wiki's own corpus beside
     HotpotQA and MuSiQue's): no one kit; each run branches over the corpus its header names, every
     set's kit shared in this process first, so rollouts (and the workers forked for them) reuse
     the loaded indexes instead of building them again."""
     gold = gold_of(train_sets) if config.pairs.use_gold else None
-    set_kits = {s.corpus.fingerprint: kit_for(s, kit) for s in train_sets if s.questions}
-    if len(set_kits) <= 1:
-        train_kit = next(iter(set_kits.values()), kit)
-        corpus = None if train_kit.corpus.source == "embedded" else train_kit.corpus.source
+    used = {s.corpus.fingerprint: set_kits[s.corpus.fingerprint] for s in train_sets if s.questions}
+    if len(used) <= 1:
+        train_kit = next(iter(used.values()), None)  # None: no training question, nothing to branch
+        corpus = None if train_kit is None or train_kit.corpus.source == "embedded" else train_kit.corpus.source
         return train_kit, OutcomeSettings(search_cost=config.pairs.search_cost, corpus=corpus, gold=gold)
-    for set_kit in set_kits.values():
+    for set_kit in used.values():
         share_kit(None if set_kit.corpus.source == "embedded" else set_kit.corpus.source, set_kit)
     return None, OutcomeSettings(search_cost=config.pairs.search_cost, corpus=None, gold=gold)
 
@@ -316,7 +322,7 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
              if (k == "stop" and config.eval.calibrate_stop) or (k in DEFERRAL_KINDS and config.eval.calibrate_choice)]
     if not kinds:
         return {}, {}
-    train_kit, settings = _rollout_kit(config, train_sets, kit)
+    train_kit, settings = _rollout_kit(config, train_sets, _set_kits(train_sets, kit))
     kept = _kept(config, sorted((out / "runs").rglob("*.jsonl")))
     if config.calibration_share:
         kept = calibration_split(kept, config.calibration_share)[1]
