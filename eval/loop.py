@@ -186,7 +186,7 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
     """Research, filter, pairs (and best-of-K rows), (prepare), train every stage; returns the
     last stage's training summary, the pairs summary and run counts."""
     from citeloop.training.base_model import build_tiny_model, prepare_base_model
-    from citeloop.training.best_of_k import BEST_OF_K_COLUMNS, best_of_k_rows
+    from citeloop.training.best_of_k import BEST_OF_K_COLUMNS, best_of_k_rows, repeat_changed
     from citeloop.training.train_config import load_train_config
     from citeloop.training.trainers import train
 
@@ -225,14 +225,16 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
     log(f"[loop] {len(pairs.all_rows())} pairs")
     data = {"dpo": out / "pairs"}
     if any(tc.kind == "sft" for _, tc in stages):
-        best = best_of_k_rows(rolled, 0.0)
+        best = repeat_changed(best_of_k_rows(rolled, 0.0), p.change_repeat)
         best_rows = [r for rows in best.rows.values() for r in rows]
         best_summary = best.summary(f"citeloop loop --config ({config.name}): best-of-K", 0.0)
         write_dataset(out / "best-of-k", best.rows, BEST_OF_K_COLUMNS, sft_card(best_summary), best_summary,
                       overwrite=True)
         summary["best_of_k"] = {"rows": best_summary["rows"], "counts": best_summary["counts"],
-                                "changed": sum(1 for r in best_rows if not r["best_is_recorded"])}
-        log(f"[loop] {len(best_rows)} best-of-K rows ({summary['best_of_k']['changed']} change the action)")
+                                "changed": sum(1 for r in best_rows if not r["best_is_recorded"]),
+                                "change_repeat": p.change_repeat}
+        repeated = f", each written {p.change_repeat} times" if p.change_repeat > 1 else ""
+        log(f"[loop] {len(best_rows)} best-of-K rows ({summary['best_of_k']['changed']} change the action{repeated})")
         data["sft"] = out / "best-of-k"
         if not best_rows:
             raise LoopError(f"no best-of-K rows from {len(kept)} kept runs; add environments")

@@ -39,6 +39,9 @@ class PairSettings(BaseModel):
     read_options: Literal["all", "one_more"] = "all"
     """Alternatives of a read decision (training/pairs.py READ_OPTIONS); `one_more` for a read
     policy under a deferral margin (calibrate_choice)."""
+    change_repeat: int = Field(1, ge=1)
+    """Times each best-of-K row that changes the recorded action is written to the SFT set
+    (`training.best_of_k.repeat_changed`); 1 writes every row once."""
 
 
 class ServeSettings(BaseModel):

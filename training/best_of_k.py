@@ -6,6 +6,10 @@ are made from), scores every branch (training/outcomes.py) and emits one SFT row
 decision whose completion is the best-scoring action. The recorded action is not assumed
 right: it wins only by scoring best (ties go to it, so a row never teaches a change the
 outcome does not support). Rows carry both scores and whether the recorded action won.
+
+`repeat_changed` writes each row that changes the action several times: where most rows repeat
+the recorded action, a small model learns that action everywhere (the follow runs of
+docs/benchmarks.md), and the repeats give the rows that teach a change more weight.
 """
 
 from __future__ import annotations
@@ -87,3 +91,13 @@ def best_of_k_rows(rolled: PairExport, test_share: float) -> SftExport:
                             "corpus": spec.corpus_source, "policy": policy_spec_of(run.header), "seed": spec.seed,
                             "decisions": counted.get(path, 0)})
     return result
+
+
+def repeat_changed(export: SftExport, times: int) -> SftExport:
+    """`export` with every row whose best action is not the recorded one written `times` times
+    (in place, one after the other); rows that keep the recorded action stay single."""
+    if times < 1:
+        raise ValueError(f"times must be >= 1, not {times}")
+    for split, rows in export.rows.items():
+        export.rows[split] = [copy for row in rows for copy in [row] * (1 if row["best_is_recorded"] else times)]
+    return export
