@@ -233,8 +233,10 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
         summary["best_of_k"] = {"rows": best_summary["rows"], "counts": best_summary["counts"],
                                 "changed": sum(1 for r in best_rows if not r["best_is_recorded"]),
                                 "change_repeat": p.change_repeat}
-        repeated = f", each written {p.change_repeat} times" if p.change_repeat > 1 else ""
-        log(f"[loop] {len(best_rows)} best-of-K rows ({summary['best_of_k']['changed']} change the action{repeated})")
+        changed = summary["best_of_k"]["changed"]
+        log(f"[loop] {len(best_rows)} best-of-K rows ({changed} change the action)" if p.change_repeat == 1 else
+            f"[loop] {len(best_rows)} best-of-K rows ({changed // p.change_repeat} change the action, each written "
+            f"{p.change_repeat} times)")
         data["sft"] = out / "best-of-k"
         if not best_rows:
             raise LoopError(f"no best-of-K rows from {len(kept)} kept runs; add environments")
