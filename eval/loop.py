@@ -137,13 +137,13 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
     n_eval = sum(len(s.questions) for s in eval_sets)
     log(f"[loop] {n_train} training and {n_eval} evaluation questions")
     clock.lap("split")
-    kit = ResearchKit.load()
+    kits = _set_kits([*train_sets, *eval_sets], ResearchKit.load())  # one kit per corpus, for every stage
     if reuse_model:
         trained, summary, counts = _reused(config, out)
     else:
-        trained, summary, counts = _train_stages(config, stages, out, kit, train_sets, clock, log)
-    evaluation, captured, calibration = _evaluate(config, out, kit, train_sets, eval_sets, clock)
-    oracle = _oracle(config, out, kit, eval_sets, evaluation) if config.eval.oracle else None
+        trained, summary, counts = _train_stages(config, stages, out, kits, train_sets, clock, log)
+    evaluation, captured, calibration = _evaluate(config, out, kits, train_sets, eval_sets, clock)
+    oracle = _oracle(config, out, kits, eval_sets, evaluation) if config.eval.oracle else None
     if oracle is not None:
         clock.lap("oracle")
     return write_report(config, out, evaluation, captured, trained, summary, clock.timings,
@@ -181,7 +181,7 @@ def train_stage_configs(config: LoopConfig) -> list[tuple[Path, Any]]:
     return stages
 
 
-def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path, kit: ResearchKit,
+def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path, set_kits: dict[str, ResearchKit],
                   train_sets: list[EvalSet], clock: _Clock, log: Log) -> tuple[Any, dict[str, Any], dict[str, int]]:
     """Research, filter, pairs (and best-of-K rows), (prepare), train every stage; returns the
     last stage's training summary, the pairs summary and run counts."""
@@ -190,7 +190,6 @@ def _train_stages(config: LoopConfig, stages: list[tuple[Path, Any]], out: Path,
     from citeloop.training.train_config import load_train_config
     from citeloop.training.trainers import train
 
-    set_kits = _set_kits(train_sets, kit)
     runs_dir = out / "runs"
     paths = []
     for env in config.environments:
@@ -294,8 +293,13 @@ def calibration_split(paths: list[Path], share: float) -> tuple[list[Path], list
 
 
 def _set_kits(sets: list[EvalSet], kit: ResearchKit) -> dict[str, ResearchKit]:
-    """Corpus fingerprint -> the research kit of each set's corpus (`kit` for the embedded one)."""
-    return {s.corpus.fingerprint: kit_for(s, kit) for s in sets}
+    """Corpus fingerprint -> the research kit of each set's corpus (`kit` for the embedded one),
+    one index built per corpus however many sets share it."""
+    kits: dict[str, ResearchKit] = {}
+    for s in sets:
+        if s.corpus.fingerprint not in kits:
+            kits[s.corpus.fingerprint] = kit_for(s, kit)
+    return kits
 
 
 def _rollout_kit(config: LoopConfig, train_sets: list[EvalSet],
@@ -316,7 +320,7 @@ def _rollout_kit(config: LoopConfig, train_sets: list[EvalSet],
     return None, OutcomeSettings(search_cost=config.pairs.search_cost, corpus=None, gold=gold)
 
 
-def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet],
+def _calibrations(config: LoopConfig, out: Path, set_kits: dict[str, ResearchKit], train_sets: list[EvalSet],
                   endpoint: str, clock: _Clock) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
     """The thresholds `calibrate_stop` and `calibrate_choice` ask for, fitted on the kept training
     runs (eval/loop_calibration.py), as endpoint options per trained kind, and their figures."""
@@ -326,7 +330,7 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
              if (k == "stop" and config.eval.calibrate_stop) or (k in DEFERRAL_KINDS and config.eval.calibrate_choice)]
     if not kinds:
         return {}, {}
-    train_kit, settings = _rollout_kit(config, train_sets, _set_kits(train_sets, kit))
+    train_kit, settings = _rollout_kit(config, train_sets, set_kits)
     kept = _kept(config, sorted((out / "runs").rglob("*.jsonl")))
     if config.calibration_share:
         kept = calibration_split(kept, config.calibration_share)[1]
@@ -353,7 +357,7 @@ def _calibrations(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: l
     return options, fitted
 
 
-def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[EvalSet], eval_sets: list[EvalSet],
+def _evaluate(config: LoopConfig, out: Path, set_kits: dict[str, ResearchKit], train_sets: list[EvalSet], eval_sets: list[EvalSet],
               clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, dict[str, Any]]]:
     """Serve the trained model; (with `calibrate_stop` / `calibrate_choice`, fit its thresholds on
     the training runs;) the baselines and the trained policy on the evaluation questions, each set over its
@@ -373,7 +377,7 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[
         clock.lap("serve")
         # Choices by whole-option likelihood on either server (vLLM's constrained decoding would
         # pick the likeliest first token: issue 24); read and keep sets keep their regex.
-        options, calibration = _calibrations(config, out, kit, train_sets, server.endpoint, clock)
+        options, calibration = _calibrations(config, out, set_kits, train_sets, server.endpoint, clock)
         spec = "llm:" + ",".join(f"{kind}={server.endpoint}{SCORING_OPTION}{options.get(kind, '')}"
                                  for kind in config.eval.trained_kinds)
         runs = [*policies, PolicyRun("trained", "rule", spec)]
@@ -382,13 +386,13 @@ def _evaluate(config: LoopConfig, out: Path, kit: ResearchKit, train_sets: list[
                 continue
             rc = _research_config(s, config.research_config)
             evaluation[s.name] = run_eval(
-                s, kit_for(s, kit), runs, rc, runs_out=out / "eval-runs" / s.name,
+                s, set_kits[s.corpus.fingerprint], runs, rc, runs_out=out / "eval-runs" / s.name,
                 on_run=lambda name, events: captured.setdefault(name, []).append(events))
     clock.lap("eval")
     return evaluation, captured, calibration
 
 
-def _oracle(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[EvalSet],
+def _oracle(config: LoopConfig, out: Path, set_kits: dict[str, ResearchKit], eval_sets: list[EvalSet],
             evaluation: dict[str, Any]) -> dict[str, Any]:
     """The headroom oracles of the trained kinds (stop, follow, read) on the heuristic's evaluation
     runs, and the oracle as a point of the recall-vs-searches chart (stop: the heuristic's recall
@@ -404,7 +408,7 @@ def _oracle(config: LoopConfig, out: Path, kit: ResearchKit, eval_sets: list[Eva
         if s.name not in evaluation:
             continue
         paths = sorted((out / "eval-runs" / s.name / "heuristic").glob("*.jsonl"))
-        set_kit = kit_for(s, kit)
+        set_kit = set_kits[s.corpus.fingerprint]
         corpus = None if set_kit.corpus.source == "embedded" else set_kit.corpus.source
         result = measure_headroom(paths, gold_of([s]), ",".join(kinds), None, kit=set_kit, corpus=corpus,
                                   settings=OutcomeSettings(), engine="process", read_options=config.pairs.read_options)
