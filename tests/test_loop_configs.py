@@ -1,0 +1,36 @@
+"""Every shipped loop config loads, and the filter and train configs it names exist and load
+with its train overrides applied (a renamed or re-keyed train config breaks here, not an hour
+into a loop)."""
+
+from pathlib import Path
+
+import pytest
+
+from citeloop.eval.loop_config import LoopConfig, load_loop_config
+from citeloop.filters.gates import FilterConfig, load_filter_config
+from citeloop.training.train_config import TrainConfig, load_train_config
+
+ROOT = Path(__file__).resolve().parents[1]
+LOOPS = sorted((ROOT / "configs" / "loop").glob("*.yaml"))
+
+
+def test_there_are_loop_configs():
+    assert len(LOOPS) >= 2
+
+
+@pytest.mark.parametrize("path", LOOPS, ids=lambda p: p.name)
+def test_every_shipped_loop_config_loads_with_its_stages(path):
+    config = load_loop_config(path)
+    assert isinstance(config, LoopConfig)
+    if config.filter is not None:
+        assert isinstance(load_filter_config(ROOT / config.filter), FilterConfig)
+    stages = config.train if isinstance(config.train, list) else [config.train]
+    assert stages, "a loop trains at least one stage"
+    for stage in stages:
+        assert (ROOT / stage).is_file(), f"{path.name} names a missing train config {stage}"
+        assert isinstance(load_train_config(ROOT / stage, dict(config.train_overrides)), TrainConfig)
+
+
+@pytest.mark.parametrize("path", LOOPS, ids=lambda p: p.name)
+def test_loop_config_name_matches_its_file(path):
+    assert load_loop_config(path).name == path.stem
