@@ -61,17 +61,10 @@ def _runs_out(runs_out: Path | None, task: str) -> Path | None:
 
 
 def _overrides(eval_set: EvalSet, settings: list[str]) -> dict[str, Any]:
-    import yaml
-
     from citeloop.runtime.config import ConfigError
+    from citeloop.runtime.registry import parse_settings
 
-    out: dict[str, Any] = dict(eval_set.config_overrides)
-    for item in settings:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"bad --set {item!r}: expected SECTION.KEY=VALUE, e.g. budget.max_reads=10")
-        out[key.strip()] = yaml.safe_load(value)
-    return out
+    return {**eval_set.config_overrides, **parse_settings(settings, "--set", ConfigError)}
 
 
 def _progress(console: Console) -> Progress:

@@ -19,15 +19,18 @@ def loop_command(
     reuse_model: bool = typer.Option(False, "--reuse-model", help="Evaluate the model an earlier run left in "
                                      "OUT/model (skip research, pairs and training)."),
     engine: str = typer.Option(None, "--serve-engine", help="Override serve.engine: vllm | hf."),
+    settings: list[str] = typer.Option([], "--set", help="KEY=VALUE for a loop config key, dotted for nested "
+                                       "(repeat; e.g. pairs.change_repeat=8; give a variant its own --out)."),
     train_set: list[str] = typer.Option([], "--train-set", help="KEY=VALUE for every train stage, as `citeloop "
                                         "train --set` (repeat; e.g. batch_size=16 on a GPU)."),
 ) -> None:
     """The whole cycle: trained policy vs the rules it started from, on questions it never saw."""
     from citeloop.eval.loop import LoopError, run_loop
     from citeloop.eval.loop_config import load_loop_config
+    from citeloop.runtime.registry import parse_settings
     from citeloop.training.train_config import parse_overrides
 
-    loop_config = load_loop_config(config)
+    loop_config = load_loop_config(config, parse_settings(settings, "--set", LoopError))
     if train_set:
         overrides = {**loop_config.train_overrides, **parse_overrides(train_set, "--train-set")}
         loop_config = loop_config.model_copy(update={"train_overrides": overrides})

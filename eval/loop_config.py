@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from citeloop.runtime.policies.actions import DEFERRAL_KINDS
-from citeloop.runtime.registry import read_yaml_mapping
+from citeloop.runtime.registry import read_yaml_mapping, set_dotted
 from citeloop.trajectories.errors import ErrorWording, validation_message
 
 
@@ -128,8 +128,12 @@ class LoopConfig(BaseModel):
         return self
 
 
-def load_loop_config(path: Path) -> LoopConfig:
+def load_loop_config(path: Path, overrides: dict[str, Any] | None = None) -> LoopConfig:
+    """The loop config in YAML file `path`, with dotted-key `overrides` (`citeloop loop --set`,
+    e.g. {"pairs.change_repeat": 8}) applied before it is validated."""
     data = read_yaml_mapping(Path(path), LoopError)
+    for dotted, value in (overrides or {}).items():
+        set_dotted(data, dotted, value, LoopError)
     try:
         return LoopConfig.model_validate(data)
     except ValidationError as exc:

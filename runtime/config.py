@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from citeloop.runtime.registry import read_yaml_mapping
+from citeloop.runtime.registry import read_yaml_mapping, set_dotted
 from citeloop.runtime.tools import RetryPolicy
 from citeloop.runtime.verifier import VerifierConfig
 from citeloop.trajectories.errors import ErrorWording, validation_message
@@ -126,19 +126,11 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
         where = str(path)
         data = read_yaml_mapping(path, ConfigError)
     for dotted, value in (overrides or {}).items():
-        _set_dotted(data, dotted, value)
+        set_dotted(data, dotted, value, ConfigError)
     try:
         return ResearchConfig.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{where}: {validation_message(exc, _WORDING)}") from exc
-
-
-def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
-    parts = dotted.split(".")
-    node = data
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    node[parts[-1]] = value
 
 
 def _valid_keys(section: str) -> list[str]:

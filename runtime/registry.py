@@ -2,7 +2,8 @@
 
 `load_object("pkg.module:attr")` is how every registry (policies, verifiers, scorers,
 judges) resolves a name that is not built in; `read_yaml_mapping` is how every config file
-is read. Both raise the caller's error class with a message that says what went wrong.
+is read; `parse_settings` and `set_dotted` are how every `--set KEY=VALUE` reaches one. All
+raise the caller's error class with a message that says what went wrong.
 """
 
 from __future__ import annotations
@@ -50,3 +51,36 @@ def read_yaml_mapping(path: str | Path, error: type[Exception] = ValueError) -> 
     if not isinstance(data, dict):
         raise error(f"{path}: top level must be a mapping, got {type(data).__name__}")
     return data
+
+
+def parse_settings(items: list[str], flag: str = "--set", error: type[Exception] = ValueError) -> dict[str, Any]:
+    """`["lora.r=8", "max_steps=3"]` -> `{"lora.r": 8, "max_steps": 3}`, each value read as YAML;
+    `flag` names the option in errors."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise error(f"{flag} expects key=value, got {item!r}")
+        try:
+            out[key.strip()] = yaml.safe_load(raw) if raw.strip() else None
+        except yaml.YAMLError as exc:
+            raise error(f"{flag} {item!r}: value is {yaml_problem(exc)}") from exc
+    return out
+
+
+def set_dotted(data: dict[str, Any], dotted: str, value: Any, error: type[Exception] = ValueError) -> None:
+    """Set `data["a"]["b"] = value` for `dotted` "a.b", making missing sections; a key on the way
+    that holds a value, not a section, is an error (`budget=3` then `budget.max_reads=2`)."""
+    parts = dotted.split(".")
+    if not all(parts):
+        raise error(f"bad key {dotted!r}: empty part between dots")
+    node = data
+    for depth, part in enumerate(parts[:-1]):
+        child = node.get(part)
+        if child is None:  # missing, or an empty section in YAML (`lora:`)
+            child = node[part] = {}
+        if not isinstance(child, dict):
+            where = ".".join(parts[:depth + 1])
+            raise error(f"cannot set {dotted!r}: {where!r} is {child!r}, not a section")
+        node = child
+    node[parts[-1]] = value

@@ -89,6 +89,8 @@ def test_sft_then_dpo_stages_and_the_paired_comparison(tmp_path: Path, tiny_mode
     assert [s["kind"] for s in report["training_stages"]] == ["sft", "dpo"]
     # The loop's train_overrides (what --train-set adds to) reached both stages.
     assert [(s["steps"], s["config"]["max_steps"]) for s in report["training_stages"]] == [(2, 2), (2, 2)]
+    # The report records the config the loop ran (after every override), not the file's.
+    assert report["config"]["train_overrides"] == {"max_steps": 2} and report["config"]["out"] == str(out)
     assert any("train stage 2/2: dpo from " + str(out / "stage-1-sft") in line for line in lines)
     assert report["pairs"]["best_of_k"]["rows"]["train"] > 0
     compared = report["trained_vs_heuristic"]["hotpotqa"]

@@ -34,3 +34,11 @@ def test_every_shipped_loop_config_loads_with_its_stages(path):
 @pytest.mark.parametrize("path", LOOPS, ids=lambda p: p.name)
 def test_loop_config_name_matches_its_file(path):
     assert load_loop_config(path).name == path.stem
+
+
+def test_set_overrides_a_nested_key_before_validation():
+    path = ROOT / "configs" / "loop" / "smollm2-follow-shift3.yaml"
+    config = load_loop_config(path, {"pairs.change_repeat": 5, "out": "loop-out/variant"})
+    assert config.pairs.change_repeat == 5 and config.out == Path("loop-out/variant")
+    assert config.pairs.decision == "follow"  # the file's other pairs keys stay
+    assert load_loop_config(path).pairs.change_repeat == 1

@@ -13,10 +13,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from citeloop.runtime.registry import read_yaml_mapping, yaml_problem
+from citeloop.runtime.registry import parse_settings, read_yaml_mapping, set_dotted
 from citeloop.trajectories.errors import ErrorWording, validation_message
 
 Kind = Literal["sft", "dpo", "grpo"]
@@ -133,26 +132,7 @@ class TrainConfig(BaseModel):
 def parse_overrides(pairs: list[str], flag: str = "--set") -> dict[str, Any]:
     """`["lora.r=8", "max_steps=3"]` -> `{"lora.r": 8, "max_steps": 3}` (values read as YAML);
     `flag` names the option in errors."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise TrainConfigError(f"{flag} expects key=value, got {pair!r}")
-        try:
-            out[key.strip()] = yaml.safe_load(raw) if raw.strip() else None
-        except yaml.YAMLError as exc:
-            raise TrainConfigError(f"{flag} {pair!r}: value is {yaml_problem(exc)}") from exc
-    return out
-
-
-def _set_dotted(data: dict[str, Any], dotted: str, value: Any) -> None:
-    parts = dotted.split(".")
-    node = data
-    for part in parts[:-1]:
-        if not isinstance(node.get(part), dict):
-            node[part] = {}
-        node = node[part]
-    node[parts[-1]] = value
+    return parse_settings(pairs, flag, TrainConfigError)
 
 
 def load_train_config(path: str | Path, overrides: dict[str, Any] | None = None,
@@ -160,7 +140,7 @@ def load_train_config(path: str | Path, overrides: dict[str, Any] | None = None,
     """The config in YAML file `path`, with dotted-key `overrides`; `kind`, when given, must match the file's."""
     data = read_yaml_mapping(path, TrainConfigError)
     for dotted, value in (overrides or {}).items():
-        _set_dotted(data, dotted, value)
+        set_dotted(data, dotted, value, TrainConfigError)
     if kind is not None:
         if kind not in KINDS:
             raise TrainConfigError(f"unknown training kind {kind!r}; valid: {', '.join(KINDS)}")
