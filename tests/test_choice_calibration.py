@@ -123,7 +123,7 @@ def test_the_policy_overrules_the_heuristic_only_by_more_than_the_margin(kit: Re
     # Margin 1.5: the model's last option when it is at least two places after the heuristic's
     # (scores are option positions), the heuristic's otherwise. The first decision is the same
     # state in every run, so it is checked against the heuristic's own first choice.
-    (kind, n, rule, _), (_, n2, chosen, reason) = heuristic[0], runs["sure"][0]
+    (_, n, rule, _), (_, n2, chosen, reason) = heuristic[0], runs["sure"][0]
     assert n2 == n > 1
     if (n - 1) - rule > 1.5:
         assert chosen == n - 1 and re.search(r"over the heuristic's \w+ \d+ by margin \d", reason)

@@ -4,7 +4,6 @@ which decisions it skipped and why, `rescore --help` names the scorers that exis
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest

@@ -17,7 +17,7 @@ from citeloop.runtime.policies import Choice
 from citeloop.runtime.session import ResearchKit, run_research
 from citeloop.trajectories.events import PolicyRef, StopSignals
 from citeloop.trajectories.models import Axis, Plan, SubQuestion
-from citeloop.trajectories.runfile import MemorySink, read_run
+from citeloop.trajectories.runfile import read_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILLER = {

@@ -25,7 +25,6 @@ from citeloop.trajectories.models import (
     Plan,
     RejectedText,
     Report,
-    SearchHit,
     SearchResponse,
     SubQuestion,
     SubQuestionStatus,
