@@ -127,6 +127,8 @@ def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None
         data = read_yaml_mapping(path, ConfigError)
     for dotted, value in (overrides or {}).items():
         set_dotted(data, dotted, value, ConfigError)
+    if overrides:
+        where += f" with {', '.join(overrides)} set"
     try:
         return ResearchConfig.model_validate(data)
     except ValidationError as exc:

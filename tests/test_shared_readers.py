@@ -89,7 +89,8 @@ def test_the_config_files_keep_their_messages(tmp_path: Path) -> None:
     from citeloop.filters.gates import load_filter_config
     from citeloop.runtime.config import ConfigError, load_config
 
-    with pytest.raises(ConfigError, match=r"^defaults: unknown config keys 'a', 'b' in section 'budget' "
+    with pytest.raises(ConfigError, match=r"^defaults with budget.a, budget.b, budget.max_reads set: "
+                                          r"unknown config keys 'a', 'b' in section 'budget' "
                                           r"\(valid: max_reads, max_rounds, max_searches, per_subq_reads, "
                                           r"per_subq_searches\); budget.max_reads: Input should be greater"):
         load_config(overrides={"budget.a": 1, "budget.b": 2, "budget.max_reads": 0})
