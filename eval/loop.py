@@ -40,7 +40,7 @@ from typing import Any
 from citeloop.eval.bench_runtime import kit_for
 from citeloop.eval.datasets import EvalSet, load_eval_set
 from citeloop.eval.harness import PolicyRun, run_eval
-from citeloop.eval.loop_config import LoopConfig, LoopError
+from citeloop.eval.loop_config import LoopConfig, LoopError, claim_out_dir
 from citeloop.eval.loop_report import write_report
 from citeloop.filters.cli import score_files
 from citeloop.filters.gates import load_filter_config, select
@@ -130,6 +130,8 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
     run of this config left in `out/model` (e.g. served by another engine)."""
     stages = [] if reuse_model else train_stage_configs(config)  # a wrong train config fails before any work
     out = Path(config.out)
+    if not reuse_model:  # --reuse-model evaluates the run in `out` again, e.g. with another serve engine
+        claim_out_dir(config, out)  # a variant never replaces another config's run
     out.mkdir(parents=True, exist_ok=True)
     clock = _Clock(log)
     train_sets, eval_sets = split_sets(config)

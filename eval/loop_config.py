@@ -1,10 +1,13 @@
 """What a `citeloop loop` config says (configs/loop/*.yaml), validated: the data sets and their
 split, the environments research runs in, the filter, the pairs and best-of-K rows, the train
 stages, how the model is served and how it is evaluated. `citeloop.eval.loop` runs it.
+`claim_out_dir` keeps one output directory to one config, so a variant never replaces another's
+finished run.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -138,3 +141,35 @@ def load_loop_config(path: Path, overrides: dict[str, Any] | None = None) -> Loo
         return LoopConfig.model_validate(data)
     except ValidationError as exc:
         raise LoopError(f"{path}: {validation_message(exc, ErrorWording(whole='(top)'))}") from exc
+
+
+OUT_MARKER = "loop-config.json"
+"""The config a loop run was started with, written into its output directory first."""
+
+
+def claim_out_dir(config: LoopConfig, out: Path) -> None:
+    """Refuse `out` when it holds a loop run of another config (recorded in `OUT_MARKER`, or by
+    an older run only in its report's `name`), then record this config there. The same config
+    again is allowed: the loop is deterministic and re-makes what it made. `out` itself is not
+    compared (the same run may be moved)."""
+    current = config.model_dump(mode="json")
+    marker, report = out / OUT_MARKER, out / "report.json"
+    recorded: dict[str, Any] | None = None
+    source = marker if marker.is_file() else report if report.is_file() else None
+    if source is not None:
+        try:
+            data = json.loads(source.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise LoopError(f"{source}: not a JSON file of an earlier loop run ({exc}); remove it or give "
+                            "this run another --out") from exc
+        if not isinstance(data, dict):
+            raise LoopError(f"{source}: not a JSON object; remove it or give this run another --out")
+        recorded = data if source == marker else (data.get("config") or {"name": data.get("name")})
+    if recorded is not None:
+        differing = sorted(k for k in recorded if k != "out" and recorded[k] != current.get(k))
+        if differing:
+            verb = "differs" if len(differing) == 1 else "differ"
+            raise LoopError(f"{out} holds a loop run of another config ({', '.join(differing)} {verb}); give this "
+                            f"one its own --out, or remove {out} to replace it")
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(current, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -31,13 +31,16 @@ def files(tmp_path: Path) -> dict[str, str]:
     bad_questions = tmp_path / "bad-questions.jsonl"
     bad_questions.write_text('{"id": "q1", "question": "Who directed Maximum Overdrive?"}\n{"id": "q2", "question"\n',
                              encoding="utf-8")
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "loop-config.json").write_text('{"name": "another"}', encoding="utf-8")
     loop_bad_train = tmp_path / "loop-bad-train.yaml"
     loop_bad_train.write_text(f"name: bad\ntrain: {tmp_path / 'missing-train.yaml'}\nout: {tmp_path / 'loop'}\n",
                               encoding="utf-8")
     return {"LOOP": str(Path(__file__).resolve().parents[1] / "configs" / "loop" / "tiny.yaml"),
             "LOOP_BAD_TRAIN": str(loop_bad_train), "DIR": str(tmp_path / "empty"), "MISSING": str(tmp_path / "missing.jsonl"), "BAD_YAML": str(bad_yaml),
             "BINARY": str(binary), "RUN": str(run), "OUT": str(tmp_path / "out"), "QUESTIONS": str(questions),
-            "BAD_QUESTIONS": str(bad_questions)}
+            "BAD_QUESTIONS": str(bad_questions), "TAKEN": str(taken)}
 
 
 # (arguments, words the error line must contain). Upper-case words are replaced by `files`.
@@ -111,6 +114,7 @@ CASES = [
     (["loop", "--config", "LOOP", "--train-set", "nokey"], "--train-set expects key=value, got 'nokey'"),
     (["loop", "--config", "LOOP_BAD_TRAIN"], "config file not found"),
     (["loop", "--config", "LOOP", "--set", "pairs.nokey=1"], "pairs.nokey"),
+    (["loop", "--config", "LOOP", "--out", "TAKEN"], "holds a loop run of another config (name differs)"),
     (["loop", "--config", "LOOP", "--set", "name.x=1"], "'name' is 'tiny', not a section"),
     (["loop", "--config", "LOOP", "--set", "pairs.change_repeat=["], "value is not valid YAML"),
     (["eval", "--dataset", "hotpotqa", "--set", "budget=3", "--set", "budget.max_reads=2"],

@@ -42,3 +42,39 @@ def test_set_overrides_a_nested_key_before_validation():
     assert config.pairs.change_repeat == 5 and config.out == Path("loop-out/variant")
     assert config.pairs.decision == "follow"  # the file's other pairs keys stay
     assert load_loop_config(path).pairs.change_repeat == 1
+
+
+def test_an_out_dir_is_claimed_by_one_config(tmp_path: Path):
+    import json
+
+    from citeloop.eval.loop_config import OUT_MARKER, LoopError, claim_out_dir
+
+    path = ROOT / "configs" / "loop" / "tiny.yaml"
+    out = tmp_path / "run"
+    config = load_loop_config(path, {"out": str(out)})
+    claim_out_dir(config, out)
+    assert json.loads((out / OUT_MARKER).read_text(encoding="utf-8"))["name"] == "tiny"
+    claim_out_dir(config, out)  # the same config again: allowed
+    claim_out_dir(load_loop_config(path, {"out": str(tmp_path / "moved")}), out)  # `out` is not compared
+    variant = load_loop_config(path, {"out": str(out), "pairs.change_repeat": 3})
+    before = (out / OUT_MARKER).read_bytes()
+    with pytest.raises(LoopError, match=r"another config \(pairs differs\); give this one its own"):
+        claim_out_dir(variant, out)
+    assert (out / OUT_MARKER).read_bytes() == before  # the earlier run's record is untouched
+
+
+def test_an_older_run_is_known_by_its_reports_name_and_a_damaged_record_is_refused(tmp_path: Path):
+    from citeloop.eval.loop_config import OUT_MARKER, LoopError, claim_out_dir
+
+    config = load_loop_config(ROOT / "configs" / "loop" / "tiny.yaml")
+    older = tmp_path / "older"
+    older.mkdir()
+    (older / "report.json").write_text('{"name": "smollm2-stop", "policies": {}}', encoding="utf-8")
+    with pytest.raises(LoopError, match=r"\(name differs\)"):
+        claim_out_dir(config, older)
+    assert not (older / OUT_MARKER).exists()
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / OUT_MARKER).write_text('{"name": "tin', encoding="utf-8")
+    with pytest.raises(LoopError, match=r"loop-config.json: not a JSON file of an earlier loop run"):
+        claim_out_dir(config, damaged)
