@@ -129,6 +129,8 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
     `reuse_model`: skip research, filter, pairs and training, and evaluate the model an earlier
     run of this config left in `out/model` (e.g. served by another engine)."""
     stages = [] if reuse_model else train_stage_configs(config)  # a wrong train config fails before any work
+    if not reuse_model and config.filter is not None:
+        load_filter_config(config.filter)  # so does a wrong filter config
     out = Path(config.out)
     if not reuse_model:  # --reuse-model evaluates the run in `out` again, e.g. with another serve engine
         claim_out_dir(config, out)  # a variant never replaces another config's run

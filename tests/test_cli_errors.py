@@ -176,3 +176,13 @@ def test_the_resume_refusal_leaves_the_run_file_untouched(files: dict[str, str])
     assert main(["research", "--resume", files["RUN"], "--out", files["OUT"]]) == 2
     assert Path(files["RUN"]).read_bytes() == before
     assert not Path(files["OUT"]).exists()
+
+
+def test_a_loop_with_a_missing_filter_config_fails_before_any_research(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "loop"
+    loop = Path(__file__).resolve().parents[1] / "configs" / "loop" / "tiny.yaml"
+    code = main(["loop", "--config", str(loop), "--out", str(out), "--set", f"filter={tmp_path / 'no-filter.yaml'}"])
+    assert code == 2
+    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'no-filter.yaml'}: config file not found"
+    assert not out.exists()
