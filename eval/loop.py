@@ -128,11 +128,12 @@ def run_loop(config: LoopConfig, log: Log = print, reuse_model: bool = False) ->
 
     `reuse_model`: skip research, filter, pairs and training, and evaluate the model an earlier
     run of this config left in `out/model` (e.g. served by another engine)."""
-    stages = [] if reuse_model else train_stage_configs(config)  # a wrong train config fails before any work
-    if not reuse_model and config.filter is not None:
-        load_filter_config(config.filter)  # so does a wrong filter config
     out = Path(config.out)
-    if not reuse_model:  # --reuse-model evaluates the run in `out` again, e.g. with another serve engine
+    stages: list[tuple[Path, Any]] = []
+    if not reuse_model:  # (--reuse-model evaluates the run in `out` again, e.g. with another serve engine)
+        stages = train_stage_configs(config)  # a wrong train or filter config fails before any work
+        if config.filter is not None:
+            load_filter_config(config.filter)
         claim_out_dir(config, out)  # a variant never replaces another config's run
     out.mkdir(parents=True, exist_ok=True)
     clock = _Clock(log)
@@ -361,7 +362,8 @@ def _calibrations(config: LoopConfig, out: Path, set_kits: dict[str, ResearchKit
     return options, fitted
 
 
-def _evaluate(config: LoopConfig, out: Path, set_kits: dict[str, ResearchKit], train_sets: list[EvalSet], eval_sets: list[EvalSet],
+def _evaluate(config: LoopConfig, out: Path, set_kits: dict[str, ResearchKit], train_sets: list[EvalSet],
+              eval_sets: list[EvalSet],
               clock: _Clock) -> tuple[dict[str, Any], dict[str, list[list[Any]]], dict[str, dict[str, Any]]]:
     """Serve the trained model; (with `calibrate_stop` / `calibrate_choice`, fit its thresholds on
     the training runs;) the baselines and the trained policy on the evaluation questions, each set over its

@@ -148,8 +148,9 @@ OUT_MARKER = "loop-config.json"
 
 
 def claim_out_dir(config: LoopConfig, out: Path) -> None:
-    """Refuse `out` when it holds a loop run of another config (recorded in `OUT_MARKER`, or by
-    an older run only in its report's `name`), then record this config there. The same config
+    """Refuse `out` when it holds a loop run of another config (recorded in `OUT_MARKER`, else in
+    its `report.json`: the config, or for a run older than either only its `name`), then record
+    this config there. The same config
     again is allowed: the loop is deterministic and re-makes what it made. `out` itself is not
     compared (the same run may be moved)."""
     current = config.model_dump(mode="json")

@@ -99,7 +99,8 @@ def write_report(config: Any, out: Path, evaluation: dict[str, Any], captured: d
     names = [*config.eval.baselines, "trained"]
     table = policy_table(names, evaluation, captured)
     compared = comparisons(evaluation, list(config.eval.trained_kinds))
-    report = {"name": config.name, "config": config.model_dump(mode="json"), "questions": counts, "timings_s": timings, "policies": table,
+    report = {"name": config.name, "config": config.model_dump(mode="json"), "questions": counts,
+              "timings_s": timings, "policies": table,
               "trained_kinds": list(config.eval.trained_kinds),
               "trained_vs_heuristic": compared, "oracle": oracle, "calibration": calibrations or {},
               "stop_calibration": (calibrations or {}).get("stop"),

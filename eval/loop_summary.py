@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from citeloop.eval.loop_report import interval_text
+
 TRAINING_KEYS = ("kind", "rows", "steps", "seconds_per_step", "tokens_per_second", "threads", "device",
                  "train_seconds")
 
@@ -85,8 +87,7 @@ def lines(summary: dict[str, Any]) -> list[str]:
                               ("retrieved_recall", "recall")):
             d = c.get(metric)
             if d and d.get("difference") is not None:
-                low, high = d["ci95"]
-                parts.append(f"{label} {100 * d['difference']:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]")
+                parts.append(f"{label} {interval_text(d)}")
         if c.get("searches_change") is not None:
             parts.append(f"searches {100 * c['searches_change']:+.1f} %")
         met = [name for name, t in (c.get("targets") or {}).items() if t.get("met")]
